@@ -1,0 +1,88 @@
+package dev.tspipe.app;
+
+import dev.tspipe.embedded.EmbeddedKafka;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code tspipe demo}: the whole pipeline on one machine, for trying tspipe out. Data stays in
+ * the data folder, so a restart continues where the last run stopped.
+ */
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        header = "Run tspipe on this machine: an embedded Kafka broker and everything that uses it.",
+        description = {
+                "",
+                "Starts a single-node Kafka broker in this process and keeps its data in the data folder, "
+                        + "so a restart keeps every topic and record. Stop it with Ctrl-C.",
+                ""
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  tspipe demo",
+                "  tspipe demo --kafka-port 19092 --controller-port 19093 --data-dir /tmp/tspipe"
+        })
+final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--kafka-port", paramLabel = "PORT", defaultValue = "9092",
+            description = "Port of the Kafka broker's client listener (default: ${DEFAULT-VALUE}).")
+    int kafkaPort;
+
+    @Option(names = "--controller-port", paramLabel = "PORT", defaultValue = "9093",
+            description = "Port of the broker's KRaft controller listener (default: ${DEFAULT-VALUE}).")
+    int controllerPort;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "data",
+            description = "Folder for all demo data; kept between runs (default: ./${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        requireFreePort(kafkaPort, "--kafka-port");
+        requireFreePort(controllerPort, "--controller-port");
+        Path kafkaDir = dataDir.resolve("kafka").toAbsolutePath().normalize();
+
+        try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
+            EmbeddedKafka kafka = lifecycle.register("Kafka broker", EmbeddedKafka.builder()
+                    .port(kafkaPort)
+                    .controllerPort(controllerPort)
+                    .logDir(kafkaDir)
+                    .start());
+
+            PrintWriter out = spec.commandLine().getOut();
+            out.println();
+            out.println("tspipe demo is running");
+            out.printf("  Kafka bootstrap servers  %s%n", kafka.bootstrapServers());
+            out.printf("  Kafka data               %s%n", kafka.logDir());
+            out.println();
+            out.println("Press Ctrl-C to stop.");
+            out.flush();
+
+            lifecycle.awaitShutdown();
+        }
+        return 0;
+    }
+
+    private static void requireFreePort(int port, String option) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(EmbeddedKafka.HOST))) {
+            socket.setReuseAddress(true);
+        } catch (IOException e) {
+            throw new UserError("port " + port + " on " + EmbeddedKafka.HOST + " is in use (" + e.getMessage()
+                    + "); stop what uses it or choose another port with " + option);
+        }
+    }
+}

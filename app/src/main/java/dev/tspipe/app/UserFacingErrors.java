@@ -1,0 +1,30 @@
+package dev.tspipe.app;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * Turns a failure of a command into one line a user can act on, with the cause chain,
+ * instead of a stack trace; the stack trace goes to the log at DEBUG.
+ */
+final class UserFacingErrors implements IExecutionExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(UserFacingErrors.class);
+
+    @Override
+    public int handleExecutionException(Exception e, CommandLine commandLine, ParseResult parseResult) {
+        log.debug("Command failed", e);
+        StringBuilder message = new StringBuilder("tspipe ").append(commandLine.getCommandName())
+                .append(": ").append(e.getMessage());
+        for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+            if (cause.getMessage() != null && !message.toString().contains(cause.getMessage())) {
+                message.append("\n  caused by: ").append(cause.getMessage());
+            }
+        }
+        commandLine.getErr().println(commandLine.getColorScheme().errorText(message.toString()));
+        return e instanceof UserError ? CommandLine.ExitCode.USAGE : CommandLine.ExitCode.SOFTWARE;
+    }
+}

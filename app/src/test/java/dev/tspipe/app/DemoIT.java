@@ -1,0 +1,151 @@
+package dev.tspipe.app;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the packaged {@code tspipe.jar} as a user would: a separate process, a separate Kafka
+ * client, SIGTERM to stop it.
+ */
+class DemoIT {
+
+    private static final Duration STOP_LIMIT = Duration.ofSeconds(10);
+
+    @TempDir
+    Path workDir;
+
+    private final List<Process> started = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers() {
+        started.forEach(Process::destroyForcibly);
+    }
+
+    @Test
+    void demoServesKafkaStopsOnSigtermAndKeepsDataAcrossRestarts() throws Exception {
+        int kafkaPort = freePort();
+        int controllerPort = freePort();
+        String bootstrap = "127.0.0.1:" + kafkaPort;
+
+        Process first = startDemo(kafkaPort, controllerPort);
+        String banner = awaitLineContaining(first, bootstrap, Duration.ofSeconds(60));
+        assertThat(banner).contains("Kafka bootstrap servers");
+        produce(bootstrap, "demo-check", "hello");
+        stopWithSigterm(first);
+
+        Process second = startDemo(kafkaPort, controllerPort);
+        awaitLineContaining(second, bootstrap, Duration.ofSeconds(60));
+        assertThat(consumeAll(bootstrap, "demo-check")).containsExactly("hello");
+        stopWithSigterm(second);
+    }
+
+    private Process startDemo(int kafkaPort, int controllerPort) throws IOException {
+        String jar = System.getProperty("tspipe.jar");
+        assertThat(jar).as("failsafe passes the packaged jar's path").isNotBlank();
+        Process process = new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", jar, "demo",
+                "--kafka-port", Integer.toString(kafkaPort),
+                "--controller-port", Integer.toString(controllerPort),
+                "--data-dir", workDir.resolve("data").toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        started.add(process);
+        return process;
+    }
+
+    private static void stopWithSigterm(Process process) throws InterruptedException {
+        long start = System.nanoTime();
+        process.destroy(); // SIGTERM on Unix
+        boolean exited = process.waitFor(STOP_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+
+        assertThat(exited).as("demo stopped within %s after SIGTERM", STOP_LIMIT).isTrue();
+        assertThat(process.descendants().filter(ProcessHandle::isAlive)).as("no child process left").isEmpty();
+        System.out.printf("demo stopped %d ms after SIGTERM, exit code %d%n", tookMs, process.exitValue());
+    }
+
+    private static String awaitLineContaining(Process process, String text, Duration timeout) throws Exception {
+        BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        CompletableFuture<String> found = CompletableFuture.supplyAsync(() -> {
+            try {
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    if (line.contains(text)) {
+                        return line;
+                    }
+                }
+                throw new IllegalStateException("demo exited without printing " + text);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        String line = found.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        // Keep draining stdout so that the demo never blocks on a full pipe.
+        CompletableFuture.runAsync(() -> reader.lines().forEach(l -> { }));
+        return line;
+    }
+
+    private static void produce(String bootstrap, String topic, String value) throws Exception {
+        Map<String, Object> config = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, String> producer =
+                     new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>(topic, "device-1", value)).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static List<String> consumeAll(String bootstrap, String topic) {
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer =
+                     new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (values.isEmpty() && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(record.value());
+                }
+            }
+            consumer.poll(Duration.ofMillis(500)).forEach(record -> values.add(record.value()));
+        }
+        return values;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        }
+    }
+}
