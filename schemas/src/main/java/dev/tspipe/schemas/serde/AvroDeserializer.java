@@ -1,0 +1,121 @@
+package dev.tspipe.schemas.serde;
+
+import dev.tspipe.schemas.registry.RegistryException;
+import dev.tspipe.schemas.registry.RegistryUnavailableException;
+import dev.tspipe.schemas.registry.SchemaRegistryClient;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DatumReader;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads records in the Confluent wire format ({@link WireFormat}), as written by Confluent's
+ * {@code KafkaAvroSerializer} or by {@link AvroSerializer}: the writer's schema is fetched by id
+ * (once per process) and resolved against the reader's schema.
+ *
+ * <p>Returns {@code GenericRecord}s, or generated classes when {@code specific.avro.reader=true}
+ * or when created for a class ({@link #AvroDeserializer(Class)}). Every failure (not our magic
+ * byte, unknown schema id, registry unreachable, undecodable data) is a Kafka
+ * {@link SerializationException} whose message says what and where, so that a deserialization
+ * exception handler can send the record to a dead-letter topic.
+ */
+public class AvroDeserializer<T> implements Deserializer<T> {
+
+    private final Class<? extends SpecificRecord> readerClass;
+    private SchemaRegistryClient registry;
+    private boolean specific;
+    private final Map<Integer, DatumReader<Object>> readers = new ConcurrentHashMap<>();
+
+    /** For Kafka's reflective creation; {@link #configure} must follow. */
+    public AvroDeserializer() {
+        this.readerClass = null;
+    }
+
+    /** A deserializer that always returns {@code readerClass}, whatever the writer's schema version. */
+    public AvroDeserializer(Class<? extends SpecificRecord> readerClass) {
+        this.readerClass = Objects.requireNonNull(readerClass, "readerClass");
+    }
+
+    /** A configured deserializer over a given registry client. */
+    public AvroDeserializer(SchemaRegistryClient registry, Map<String, ?> configs) {
+        this.readerClass = null;
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.specific = new AvroSerdeConfig(configs).specificAvroReader();
+    }
+
+    @Override
+    public void configure(Map<String, ?> configs, boolean isKey) {
+        AvroSerdeConfig config = new AvroSerdeConfig(configs);
+        this.registry = SchemaRegistryClients.forConfig(config);
+        this.specific = readerClass != null || config.specificAvroReader();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public T deserialize(String topic, byte[] data) {
+        if (data == null) {
+            return null;
+        }
+        if (registry == null) {
+            throw new IllegalStateException("AvroDeserializer is not configured: call configure() with schema.registry.url");
+        }
+        int id = WireFormat.schemaId(data);
+        DatumReader<Object> reader = readers.computeIfAbsent(id, this::readerFor);
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, WireFormat.HEADER_SIZE,
+                data.length - WireFormat.HEADER_SIZE, null);
+        try {
+            return (T) reader.read(null, decoder);
+        } catch (IOException | RuntimeException e) {
+            throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
+                    + " bytes, schema id " + id + ", topic '" + topic + "'): " + e, e);
+        }
+    }
+
+    private DatumReader<Object> readerFor(int id) {
+        Schema writer;
+        try {
+            writer = registry.schemaById(id);
+        } catch (RegistryException e) {
+            if (e.errorCode() == RegistryException.SCHEMA_NOT_FOUND) {
+                throw new SerializationException("Unknown schema id " + id + ": the schema registry at "
+                        + registry.location() + " has no schema with this id", e);
+            }
+            throw new SerializationException("Could not fetch schema id " + id + " from the schema registry at "
+                    + registry.location() + ": " + e.getMessage(), e);
+        } catch (RegistryUnavailableException e) {
+            throw new SerializationException("Could not fetch schema id " + id + ": " + e.getMessage(), e);
+        }
+        if (!specific) {
+            return new GenericDatumReader<>(writer, writer, GenericData.get());
+        }
+        Schema reader = readerSchema(writer);
+        return new SpecificDatumReader<>(writer, reader, SpecificData.getForSchema(reader));
+    }
+
+    private Schema readerSchema(Schema writer) {
+        if (readerClass != null) {
+            return SpecificData.get().getSchema(readerClass);
+        }
+        if (writer.getType() != Schema.Type.RECORD) {
+            return writer;
+        }
+        Class<?> generated = SpecificData.get().getClass(writer);
+        if (generated == null || !SpecificRecord.class.isAssignableFrom(generated)) {
+            throw new SerializationException("No generated class " + writer.getFullName() + " on the classpath to read "
+                    + "a specific record; set specific.avro.reader=false to read GenericRecords");
+        }
+        return SpecificData.get().getSchema(generated);
+    }
+}
