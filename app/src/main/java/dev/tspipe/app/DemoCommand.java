@@ -1,6 +1,7 @@
 package dev.tspipe.app;
 
 import dev.tspipe.embedded.EmbeddedKafka;
+import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,17 +22,20 @@ import java.util.concurrent.Callable;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         usageHelpAutoWidth = true,
-        header = "Run tspipe on this machine: an embedded Kafka broker and everything that uses it.",
+        header = "Run tspipe on this machine: an embedded Kafka broker, a schema registry and everything that uses them.",
         description = {
                 "",
-                "Starts a single-node Kafka broker in this process and keeps its data in the data folder, "
-                        + "so a restart keeps every topic and record. Stop it with Ctrl-C.",
+                "Starts a single-node Kafka broker and a Confluent-compatible schema registry (Avro) in this "
+                        + "process and keeps their data in the data folder, so a restart keeps every topic, record "
+                        + "and schema (the registry keeps its schemas in the topic _schemas). Stop it with Ctrl-C.",
                 ""
         },
         footerHeading = "%nExamples:%n",
         footer = {
                 "  tspipe demo",
-                "  tspipe demo --kafka-port 19092 --controller-port 19093 --data-dir /tmp/tspipe"
+                "  tspipe demo --kafka-port 19092 --controller-port 19093 --data-dir /tmp/tspipe",
+                "  tspipe demo --registry-port 18081",
+                "  curl http://127.0.0.1:8081/subjects      # the schema registry's subjects"
         })
 final class DemoCommand implements Callable<Integer> {
 
@@ -42,6 +46,10 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--controller-port", paramLabel = "PORT", defaultValue = "9093",
             description = "Port of the broker's KRaft controller listener (default: ${DEFAULT-VALUE}).")
     int controllerPort;
+
+    @Option(names = "--registry-port", paramLabel = "PORT", defaultValue = "8081",
+            description = "HTTP port of the schema registry (default: ${DEFAULT-VALUE}).")
+    int registryPort;
 
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "data",
             description = "Folder for all demo data; kept between runs (default: ./${DEFAULT-VALUE}).")
@@ -54,6 +62,7 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         requireFreePort(kafkaPort, "--kafka-port");
         requireFreePort(controllerPort, "--controller-port");
+        requireFreePort(registryPort, "--registry-port");
         Path kafkaDir = dataDir.resolve("kafka").toAbsolutePath().normalize();
 
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
@@ -62,12 +71,18 @@ final class DemoCommand implements Callable<Integer> {
                     .controllerPort(controllerPort)
                     .logDir(kafkaDir)
                     .start());
+            // Registered after the broker, so it stops first: its producer flushes while the broker is up.
+            EmbeddedSchemaRegistry registry = lifecycle.register("schema registry", EmbeddedSchemaRegistry.builder()
+                    .bootstrapServers(kafka.bootstrapServers())
+                    .port(registryPort)
+                    .start());
 
             PrintWriter out = spec.commandLine().getOut();
             out.println();
             out.println("tspipe demo is running");
             out.printf("  Kafka bootstrap servers  %s%n", kafka.bootstrapServers());
             out.printf("  Kafka data               %s%n", kafka.logDir());
+            out.printf("  Schema registry          %s%n", registry.url());
             out.println();
             out.println("Press Ctrl-C to stop.");
             out.flush();

@@ -18,6 +18,10 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DemoIT {
 
     private static final Duration STOP_LIMIT = Duration.ofSeconds(10);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @TempDir
     Path workDir;
@@ -48,24 +53,45 @@ class DemoIT {
     }
 
     @Test
-    void demoServesKafkaStopsOnSigtermAndKeepsDataAcrossRestarts() throws Exception {
+    void demoServesKafkaAndTheRegistryStopsOnSigtermAndKeepsDataAcrossRestarts() throws Exception {
         int kafkaPort = freePort();
         int controllerPort = freePort();
+        int registryPort = freePort();
         String bootstrap = "127.0.0.1:" + kafkaPort;
+        String registryUrl = "http://127.0.0.1:" + registryPort;
 
-        Process first = startDemo(kafkaPort, controllerPort);
-        String banner = awaitLineContaining(first, bootstrap, Duration.ofSeconds(60));
-        assertThat(banner).contains("Kafka bootstrap servers");
+        Process first = startDemo(kafkaPort, controllerPort, registryPort);
+        String banner = awaitLineContaining(first, registryUrl, Duration.ofSeconds(60));
+        assertThat(banner).contains("Schema registry");
+        HttpResponse<String> subjects = get(registryUrl + "/subjects");
+        assertThat(subjects.statusCode()).isEqualTo(200);
+        assertThat(subjects.body()).isEqualTo("[]");
+        HttpResponse<String> registered = post(registryUrl + "/subjects/demo-check-value/versions",
+                "{\"schema\":\"{\\\"type\\\":\\\"string\\\"}\"}");
+        assertThat(registered.statusCode()).isEqualTo(200);
+        assertThat(registered.body()).isEqualTo("{\"id\":1}");
         produce(bootstrap, "demo-check", "hello");
         stopWithSigterm(first);
 
-        Process second = startDemo(kafkaPort, controllerPort);
-        awaitLineContaining(second, bootstrap, Duration.ofSeconds(60));
+        Process second = startDemo(kafkaPort, controllerPort, registryPort);
+        awaitLineContaining(second, registryUrl, Duration.ofSeconds(60));
         assertThat(consumeAll(bootstrap, "demo-check")).containsExactly("hello");
+        assertThat(get(registryUrl + "/subjects").body()).isEqualTo("[\"demo-check-value\"]");
+        assertThat(get(registryUrl + "/schemas/ids/1").body()).isEqualTo("{\"schema\":\"\\\"string\\\"\"}");
         stopWithSigterm(second);
     }
 
-    private Process startDemo(int kafkaPort, int controllerPort) throws IOException {
+    private static HttpResponse<String> get(String url) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(String url, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private Process startDemo(int kafkaPort, int controllerPort, int registryPort) throws IOException {
         String jar = System.getProperty("tspipe.jar");
         assertThat(jar).as("failsafe passes the packaged jar's path").isNotBlank();
         Process process = new ProcessBuilder(
@@ -73,6 +99,7 @@ class DemoIT {
                 "-jar", jar, "demo",
                 "--kafka-port", Integer.toString(kafkaPort),
                 "--controller-port", Integer.toString(controllerPort),
+                "--registry-port", Integer.toString(registryPort),
                 "--data-dir", workDir.resolve("data").toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();

@@ -43,7 +43,8 @@ class TspipeCommandTest {
     void demoHelpDocumentsEveryOptionWithItsDefault() {
         Run run = run("demo", "--help");
 
-        assertThat(run.out()).contains("--kafka-port", "9092", "--controller-port", "9093", "--data-dir", "./data");
+        assertThat(run.out()).contains("--kafka-port", "9092", "--controller-port", "9093",
+                "--registry-port", "8081", "--data-dir", "./data");
     }
 
     @Test
@@ -61,6 +62,17 @@ class TspipeCommandTest {
 
             assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
             assertThat(run.err()).contains("port " + taken.getLocalPort(), "is in use", "--kafka-port");
+        }
+    }
+
+    @Test
+    void aRegistryPortInUseIsReportedBeforeAnythingStarts() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Run run = run("demo", "--kafka-port", "0", "--controller-port", "0",
+                    "--registry-port", Integer.toString(taken.getLocalPort()));
+
+            assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+            assertThat(run.err()).contains("port " + taken.getLocalPort(), "is in use", "--registry-port");
         }
     }
 }

@@ -1,0 +1,137 @@
+package dev.tspipe.embedded;
+
+import dev.tspipe.embedded.registry.RegistryRoutes;
+import dev.tspipe.embedded.registry.SchemasTopic;
+import dev.tspipe.schemas.registry.SchemaRegistryCore;
+
+import io.javalin.Javalin;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Objects;
+
+/**
+ * A Confluent-compatible schema registry (Avro) running in this JVM: the REST API that Avro
+ * serdes use, over HTTP on {@code 127.0.0.1}, durable in a Kafka topic as Confluent's is.
+ *
+ * <p>Every change is written to the compacted single-partition topic {@code _schemas} before
+ * it is applied; on start the registry reads that topic from the beginning, so a registry
+ * started again on the same broker data serves the same ids, subjects, versions and
+ * compatibility levels. One registry per topic: it is the only writer.
+ *
+ * <pre>{@code
+ * try (EmbeddedSchemaRegistry registry = EmbeddedSchemaRegistry.builder()
+ *         .bootstrapServers(kafka.bootstrapServers()).port(8081).start()) {
+ *     String url = registry.url();   // "http://127.0.0.1:8081"
+ * }
+ * }</pre>
+ *
+ * @see RegistryRoutes for the routes and the error shapes
+ */
+public final class EmbeddedSchemaRegistry implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedSchemaRegistry.class);
+
+    private final Javalin http;
+    private final SchemasTopic journal;
+    private final int port;
+    private boolean closed;
+
+    private EmbeddedSchemaRegistry(Javalin http, SchemasTopic journal, int port) {
+        this.http = http;
+        this.journal = journal;
+        this.port = port;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The base URL, e.g. {@code http://127.0.0.1:8081}, as serdes take it in {@code schema.registry.url}. */
+    public String url() {
+        return "http://" + EmbeddedKafka.HOST + ":" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Stops serving HTTP, then closes the journal's producer. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            http.stop();
+        } finally {
+            journal.close();
+        }
+        log.info("Schema registry on {} stopped", url());
+    }
+
+    /** Options of an embedded registry; {@link #start()} replays the journal, then serves. */
+    public static final class Builder {
+        private String bootstrapServers;
+        private int port;
+        private String topic = SchemasTopic.DEFAULT_NAME;
+
+        private Builder() {
+        }
+
+        /** The Kafka cluster that holds the registry's topic; required. */
+        public Builder bootstrapServers(String bootstrapServers) {
+            this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+            return this;
+        }
+
+        /** The HTTP port on {@code 127.0.0.1}; 0 (the default) picks a free port. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port must be between 0 and 65535, got " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** The journal topic (Confluent's {@code kafkastore.topic}); {@code _schemas} by default. */
+        public Builder topic(String topic) {
+            this.topic = Objects.requireNonNull(topic, "topic");
+            return this;
+        }
+
+        public EmbeddedSchemaRegistry start() {
+            if (bootstrapServers == null) {
+                throw new IllegalStateException("bootstrapServers is required");
+            }
+            SchemasTopic journal = SchemasTopic.open(bootstrapServers, topic);
+            try {
+                SchemaRegistryCore core = new SchemaRegistryCore(journal);
+                journal.replayInto(core);
+                RegistryRoutes routes = new RegistryRoutes(core);
+                Javalin http = Javalin.create(config -> {
+                    config.startup.showJavalinBanner = false;
+                    config.startup.showOldJavalinVersionWarning = false;
+                    config.jetty.host = EmbeddedKafka.HOST;
+                    config.jetty.port = port;
+                    config.jetty.threadPool = threadPool();
+                    routes.addTo(config);
+                }).start();
+                EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(http, journal, http.port());
+                log.info("Schema registry ready on {} (journal topic {} on {})", registry.url(), topic, bootstrapServers);
+                return registry;
+            } catch (RuntimeException | Error e) {
+                journal.close();
+                throw e;
+            }
+        }
+
+        private static QueuedThreadPool threadPool() {
+            QueuedThreadPool pool = new QueuedThreadPool(16, 2);
+            pool.setName("schema-registry");
+            return pool;
+        }
+    }
+}

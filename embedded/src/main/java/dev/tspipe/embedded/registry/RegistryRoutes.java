@@ -1,0 +1,228 @@
+package dev.tspipe.embedded.registry;
+
+import dev.tspipe.schemas.registry.CompatibilityLevel;
+import dev.tspipe.schemas.registry.RegisteredSchema;
+import dev.tspipe.schemas.registry.RegistryException;
+import dev.tspipe.schemas.registry.SchemaRegistryCore;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.javalin.http.HttpStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The Confluent Schema Registry REST API (the part that serdes and operators use) over a
+ * {@link SchemaRegistryCore}: routes, request parsing and Confluent's response and error shapes.
+ *
+ * <p>Errors are {@code {"error_code": N, "message": "..."}} with the status and code of
+ * {@link RegistryException}. Request bodies that are not JSON are answered 400 with
+ * {@code error_code} 400, and JSON of the wrong shape (not an object, a field of the wrong
+ * type) 422 with {@code error_code} 422, as Confluent's REST layer (rest-utils' Jackson
+ * exception mappers) answers them; a schema that is missing or does not parse is 42201.
+ */
+public final class RegistryRoutes {
+
+    private static final Logger log = LoggerFactory.getLogger(RegistryRoutes.class);
+
+    /** The content type of every response, as Confluent's registry sends it. */
+    public static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
+
+    private static final Set<String> ACCEPTED_REQUEST_TYPES = Set.of(
+            CONTENT_TYPE, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final SchemaRegistryCore core;
+
+    public RegistryRoutes(SchemaRegistryCore core) {
+        this.core = core;
+    }
+
+    /** Adds the routes and the error mapping to a Javalin configuration. */
+    public void addTo(JavalinConfig config) {
+        config.routes.before(this::requireAcceptedContentType);
+
+        config.routes.get("/subjects", ctx -> respond(ctx, core.subjects()));
+        config.routes.post("/subjects/{subject}/versions", this::register);
+        config.routes.post("/subjects/{subject}", this::lookup);
+        config.routes.get("/subjects/{subject}/versions", ctx -> respond(ctx, core.versions(ctx.pathParam("subject"))));
+        config.routes.get("/subjects/{subject}/versions/{version}",
+                ctx -> respond(ctx, schemaJson(core.version(ctx.pathParam("subject"), ctx.pathParam("version")))));
+        config.routes.delete("/subjects/{subject}", this::deleteSubject);
+        config.routes.get("/schemas/ids/{id}", this::schemaById);
+
+        config.routes.get("/config", ctx -> respond(ctx, levelJson("compatibilityLevel", core.globalCompatibility())));
+        config.routes.put("/config", ctx -> respond(ctx, levelJson("compatibility",
+                core.setCompatibility(null, compatibilityOf(ctx)))));
+        config.routes.get("/config/{subject}", ctx -> respond(ctx, levelJson("compatibilityLevel",
+                core.subjectCompatibility(ctx.pathParam("subject"), "true".equalsIgnoreCase(ctx.queryParam("defaultToGlobal"))))));
+        config.routes.put("/config/{subject}", ctx -> respond(ctx, levelJson("compatibility",
+                core.setCompatibility(ctx.pathParam("subject"), compatibilityOf(ctx)))));
+
+        config.routes.post("/compatibility/subjects/{subject}/versions/{version}", this::testCompatibility);
+
+        config.routes.exception(RegistryException.class, (e, ctx) -> error(ctx, e.httpStatus(), e.errorCode(), e.getMessage()));
+        config.routes.exception(InvalidRequestException.class, (e, ctx) -> error(ctx, e.status, e.status, e.getMessage()));
+        config.routes.exception(HttpResponseException.class, (e, ctx) ->
+                error(ctx, e.getStatus(), e.getStatus(), "HTTP " + e.getStatus() + " " + reasonPhrase(e.getStatus())));
+        config.routes.exception(Exception.class, (e, ctx) -> {
+            log.error("Schema registry request {} {} failed", ctx.method(), ctx.path(), e);
+            error(ctx, 500, 50001, "Internal error: " + e.getMessage());
+        });
+    }
+
+    private void register(Context ctx) {
+        JsonNode body = body(ctx);
+        requireAvro(body);
+        JsonNode references = body.get("references");
+        if (references != null && !references.isNull() && !(references.isArray() && references.isEmpty())) {
+            throw RegistryException.invalidSchema("schema references are not supported by this registry");
+        }
+        RegisteredSchema registered = core.register(ctx.pathParam("subject"), schemaOf(body));
+        ObjectNode response = JSON.createObjectNode();
+        response.put("id", registered.id());
+        respond(ctx, response);
+    }
+
+    private void lookup(Context ctx) {
+        JsonNode body = body(ctx);
+        requireAvro(body);
+        respond(ctx, schemaJson(core.lookup(ctx.pathParam("subject"), schemaOf(body))));
+    }
+
+    private void deleteSubject(Context ctx) {
+        if ("true".equalsIgnoreCase(ctx.queryParam("permanent"))) {
+            throw new InvalidRequestException(422, "Permanent (hard) deletes are not supported by this registry; "
+                    + "DELETE without ?permanent=true soft-deletes the subject");
+        }
+        respond(ctx, core.deleteSubject(ctx.pathParam("subject")));
+    }
+
+    private void schemaById(Context ctx) {
+        int id;
+        try {
+            id = Integer.parseInt(ctx.pathParam("id"));
+        } catch (NumberFormatException e) {
+            throw new RegistryException(404, RegistryException.SCHEMA_NOT_FOUND, "Schema " + ctx.pathParam("id") + " not found");
+        }
+        ObjectNode response = JSON.createObjectNode();
+        response.put("schema", core.schemaById(id));
+        respond(ctx, response);
+    }
+
+    private void testCompatibility(Context ctx) {
+        JsonNode body = body(ctx);
+        requireAvro(body);
+        List<String> problems = core.testCompatibility(ctx.pathParam("subject"), ctx.pathParam("version"), schemaOf(body));
+        ObjectNode response = JSON.createObjectNode();
+        response.put("is_compatible", problems.isEmpty());
+        if ("true".equalsIgnoreCase(ctx.queryParam("verbose"))) {
+            problems.forEach(response.putArray("messages")::add);
+        }
+        respond(ctx, response);
+    }
+
+    private void requireAcceptedContentType(Context ctx) {
+        String contentType = ctx.contentType();
+        if (contentType == null || contentType.isBlank()) {
+            return;
+        }
+        String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        if (!ACCEPTED_REQUEST_TYPES.contains(mediaType)) {
+            throw new HttpResponseException(415, "Unsupported Media Type");
+        }
+    }
+
+    private static CompatibilityLevel compatibilityOf(Context ctx) {
+        JsonNode level = body(ctx).get("compatibility");
+        return CompatibilityLevel.parse(level == null || level.isNull() ? null : level.asText());
+    }
+
+    private static void requireAvro(JsonNode body) {
+        JsonNode type = body.get("schemaType");
+        if (type != null && !type.isNull() && !"AVRO".equals(type.asText())) {
+            throw RegistryException.invalidSchema("schemaType " + type.asText() + " is not supported; this registry supports only AVRO");
+        }
+    }
+
+    private static String schemaOf(JsonNode body) {
+        JsonNode schema = body.get("schema");
+        if (schema == null || schema.isNull()) {
+            throw RegistryException.invalidSchema("the request has no \"schema\"");
+        }
+        if (!schema.isTextual()) {
+            throw RegistryException.invalidSchema("\"schema\" must be a string holding the schema's JSON");
+        }
+        return schema.asText();
+    }
+
+    private static JsonNode body(Context ctx) {
+        JsonNode body;
+        try {
+            body = JSON.readTree(ctx.body());
+        } catch (JsonProcessingException e) {
+            throw new InvalidRequestException(400, "The request body is not valid JSON: " + e.getOriginalMessage());
+        }
+        if (body == null || body.isMissingNode()) {
+            throw new InvalidRequestException(422, "The request needs a JSON object body");
+        }
+        if (!body.isObject()) {
+            throw new InvalidRequestException(422, "The request body must be a JSON object, not " + body.getNodeType().name().toLowerCase(Locale.ROOT));
+        }
+        return body;
+    }
+
+    private static ObjectNode schemaJson(RegisteredSchema schema) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("subject", schema.subject());
+        node.put("version", schema.version());
+        node.put("id", schema.id());
+        node.put("schema", schema.schema());
+        return node;
+    }
+
+    private static ObjectNode levelJson(String field, CompatibilityLevel level) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put(field, level.name());
+        return node;
+    }
+
+    private static void respond(Context ctx, Object body) {
+        try {
+            ctx.status(200).contentType(CONTENT_TYPE).result(JSON.writeValueAsString(body));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("Could not write a response", e);
+        }
+    }
+
+    private static void error(Context ctx, int status, int errorCode, String message) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("error_code", errorCode);
+        body.put("message", message);
+        ctx.status(status).contentType(CONTENT_TYPE).result(body.toString());
+    }
+
+    private static String reasonPhrase(int status) {
+        return HttpStatus.forStatus(status).getMessage();
+    }
+
+    /** A request this registry cannot serve: a body that is not JSON (400), not of the expected shape (422), an unsupported option (422). */
+    private static final class InvalidRequestException extends RuntimeException {
+        private final int status;
+
+        InvalidRequestException(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package dev.tspipe.embedded.registry;
+
+import dev.tspipe.schemas.registry.RegistryEvent;
+import dev.tspipe.schemas.registry.RegistryException;
+import dev.tspipe.schemas.registry.SchemaRegistryCore;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The registry's journal on Kafka: a compacted, single-partition topic (Confluent's
+ * {@code _schemas}) that every change is written to, synchronously and before it is applied,
+ * and that is replayed from the beginning when a registry starts.
+ *
+ * <p>The producer is idempotent with {@code acks=all}: a change the registry answered for is
+ * on the broker, exactly once. One partition keeps the journal in one total order.
+ */
+public final class SchemasTopic implements SchemaRegistryCore.Journal, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SchemasTopic.class);
+
+    /** Confluent Schema Registry's default {@code kafkastore.topic}. */
+    public static final String DEFAULT_NAME = "_schemas";
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private final String bootstrapServers;
+    private final String topic;
+    private final KafkaProducer<String, String> producer;
+
+    private SchemasTopic(String bootstrapServers, String topic, KafkaProducer<String, String> producer) {
+        this.bootstrapServers = bootstrapServers;
+        this.topic = topic;
+        this.producer = producer;
+    }
+
+    /** Creates the topic if it is missing, checks that it can serve as a journal, and opens a producer. */
+    public static SchemasTopic open(String bootstrapServers, String topic) {
+        ensureTopic(bootstrapServers, topic);
+        Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TIMEOUT.toMillis());
+        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, "tspipe-schema-registry-journal");
+        return new SchemasTopic(bootstrapServers, topic,
+                new KafkaProducer<>(config, new StringSerializer(), new StringSerializer()));
+    }
+
+    public String name() {
+        return topic;
+    }
+
+    /**
+     * Applies every record from the beginning of the topic up to its end offset as of this
+     * call, in order.
+     *
+     * @return the number of events applied
+     */
+    public int replayInto(SchemaRegistryCore core) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tspipe-schema-registry-replay");
+        TopicPartition partition = new TopicPartition(topic, 0);
+        int applied = 0;
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition), TIMEOUT).get(partition);
+            long deadline = System.nanoTime() + TIMEOUT.toNanos() * 4;
+            while (consumer.position(partition, TIMEOUT) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Could not read " + topic + " up to offset " + end + " on " + bootstrapServers);
+                }
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    if (record.offset() >= end) {
+                        break;
+                    }
+                    Optional<RegistryEvent> event;
+                    try {
+                        event = SchemasTopicCodec.decode(record.key(), record.value());
+                    } catch (SchemasTopicCodec.MalformedRecordException e) {
+                        throw new IllegalStateException("Cannot replay " + topic + " at offset " + record.offset() + ": " + e.getMessage(), e);
+                    }
+                    if (event.isPresent()) {
+                        core.apply(event.get());
+                        applied++;
+                    }
+                }
+            }
+            log.info("Replayed {} schema registry events from {} (end offset {})", applied, topic, end);
+        }
+        return applied;
+    }
+
+    /** Writes an event and waits until every in-sync replica has it; a failure is a 500 (50001) for the client. */
+    @Override
+    public void append(RegistryEvent event) {
+        SchemasTopicCodec.Entry entry = SchemasTopicCodec.encode(event);
+        try {
+            RecordMetadata written = producer.send(new ProducerRecord<>(topic, 0, entry.key(), entry.value()))
+                    .get(TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            log.debug("Journaled {} at {}-{}@{}", event, topic, written.partition(), written.offset());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw storeError(event, e);
+        } catch (ExecutionException e) {
+            throw storeError(event, e.getCause());
+        } catch (TimeoutException | RuntimeException e) {
+            throw storeError(event, e);
+        }
+    }
+
+    private RegistryException storeError(RegistryEvent event, Throwable cause) {
+        log.error("Could not write {} to {} on {}", event, topic, bootstrapServers, cause);
+        return new RegistryException(500, RegistryException.STORE_ERROR,
+                "Error while writing to the backend store (Kafka topic " + topic + "): " + cause.getMessage(), cause);
+    }
+
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(10));
+    }
+
+    private static void ensureTopic(String bootstrapServers, String topic) {
+        Map<String, Object> config = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
+        try (Admin admin = Admin.create(config)) {
+            NewTopic newTopic = new NewTopic(topic, 1, (short) 1)
+                    .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+            try {
+                admin.createTopics(List.of(newTopic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                log.info("Created schema registry topic {} (1 partition, compacted)", topic);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw new IllegalStateException("Could not create topic " + topic + " on " + bootstrapServers
+                            + ": " + e.getCause().getMessage(), e.getCause());
+                }
+            }
+            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+            if (description.partitions().size() != 1) {
+                throw new IllegalStateException("Topic " + topic + " has " + description.partitions().size()
+                        + " partitions; the schema registry needs exactly 1 to keep its journal in order. "
+                        + "Delete the topic or choose another one.");
+            }
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            Config topicConfig = admin.describeConfigs(List.of(resource)).all()
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(resource);
+            String policy = topicConfig.get(TopicConfig.CLEANUP_POLICY_CONFIG).value();
+            if (!TopicConfig.CLEANUP_POLICY_COMPACT.equals(policy)) {
+                throw new IllegalStateException("Topic " + topic + " has cleanup.policy=" + policy
+                        + "; the schema registry needs cleanup.policy=compact so that no schema is ever deleted by retention.");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while preparing topic " + topic, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Could not prepare topic " + topic + " on " + bootstrapServers + ": " + e.getMessage(), e);
+        }
+    }
+}
