@@ -78,8 +78,17 @@ public enum CompatibilityLevel {
             return;
         }
         for (Incompatibility incompatibility : result.getResult().getIncompatibilities()) {
+            String detail = switch (incompatibility.getType()) {
+                case READER_FIELD_MISSING_DEFAULT_VALUE -> "the field '" + incompatibility.getMessage()
+                        + "' of the reading schema has no default value and is missing in the written data";
+                case TYPE_MISMATCH -> "the types differ: " + incompatibility.getMessage();
+                case NAME_MISMATCH -> "the names differ: " + incompatibility.getMessage();
+                case MISSING_UNION_BRANCH -> "a union branch is missing: " + incompatibility.getMessage();
+                case MISSING_ENUM_SYMBOLS -> "enum symbols are missing: " + incompatibility.getMessage();
+                default -> incompatibility.getMessage();
+            };
             messages.add("{errorType:'" + incompatibility.getType() + "', description:'" + direction + ": "
-                    + incompatibility.getMessage() + "', location:'" + incompatibility.getLocation() + "'}");
+                    + detail + "', location:'" + incompatibility.getLocation() + "'}");
         }
     }
 }
