@@ -89,13 +89,13 @@ public class AvroDeserializer<T> implements Deserializer<T> {
             writer = registry.schemaById(id);
         } catch (RegistryException e) {
             if (e.errorCode() == RegistryException.SCHEMA_NOT_FOUND) {
-                throw new SerializationException("Unknown schema id " + id + ": the schema registry at "
+                throw new UnknownSchemaException(id, "Unknown schema id " + id + ": the schema registry at "
                         + registry.location() + " has no schema with this id", e);
             }
             throw new SerializationException("Could not fetch schema id " + id + " from the schema registry at "
                     + registry.location() + ": " + e.getMessage(), e);
         } catch (RegistryUnavailableException e) {
-            throw new SerializationException("Could not fetch schema id " + id + ": " + e.getMessage(), e);
+            throw new RegistryUnavailableSerializationException("Could not fetch schema id " + id + ": " + e.getMessage(), e);
         }
         if (!specific) {
             return new GenericDatumReader<>(writer, writer, GenericData.get());

@@ -173,7 +173,7 @@ class AvroSerdeTest {
         AvroDeserializer<Object> deserializer = deserializer(config);
 
         assertThatThrownBy(() -> deserializer.deserialize("readings", new byte[] {0, 0, 0, 0x30, 0x39, 2}))
-                .isInstanceOf(SerializationException.class)
+                .isInstanceOfSatisfying(UnknownSchemaException.class, e -> assertThat(e.schemaId()).isEqualTo(12345))
                 .hasMessageContaining("Unknown schema id 12345");
     }
 
@@ -201,6 +201,20 @@ class AvroSerdeTest {
                 .isInstanceOf(SerializationException.class)
                 .hasMessageContaining("Schema registry unreachable")
                 .hasMessageContaining(url);
+    }
+
+    @Test
+    void aDeserializerThatCannotReachTheRegistrySaysSoInItsOwnExceptionType() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        AvroDeserializer<Object> deserializer = deserializer(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL,
+                "http://127.0.0.1:" + closedPort));
+
+        assertThatThrownBy(() -> deserializer.deserialize("readings", new byte[] {0, 0, 0, 0, 1, 2}))
+                .isInstanceOf(RegistryUnavailableSerializationException.class)
+                .hasMessageContaining("127.0.0.1:" + closedPort);
     }
 
     @Test
