@@ -107,6 +107,25 @@ public record RowKey(SeriesId series, long epochMillis) {
         return new RowKey(series, epochMillis).toBytes(layout);
     }
 
+    /**
+     * The key of {@code epochMillis} in the series whose prefix (from {@link #seriesPrefix}) is given:
+     * the fast way to the rollup keys and the series key of a reading whose row key is known.
+     */
+    public static byte[] withTimestamp(byte[] seriesPrefix, long epochMillis) {
+        requireTimestamp(epochMillis);
+        byte[] key = Arrays.copyOf(seriesPrefix, seriesPrefix.length + TIMESTAMP_DIGITS);
+        writeReversedTimestamp(epochMillis, key, seriesPrefix.length);
+        return key;
+    }
+
+    /** The series prefix of an encoded row key: the key without its reversed timestamp. */
+    public static byte[] seriesPrefixOf(byte[] rowKey) {
+        if (rowKey.length <= TIMESTAMP_DIGITS) {
+            throw new MalformedKeyException(rowKey.length, "a row key is longer than its " + TIMESTAMP_DIGITS + "-digit timestamp");
+        }
+        return Arrays.copyOf(rowKey, rowKey.length - TIMESTAMP_DIGITS);
+    }
+
     /** Encodes a rollup bucket's key: the same layout, with the bucket's start as timestamp. */
     public static byte[] encodeRollup(KeyLayout layout, SeriesId series, long bucketStartMillis) {
         return encode(layout, series, bucketStartMillis);

@@ -1,0 +1,65 @@
+package dev.tspipe.processor.rows;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The counters of one series in one time bucket (Bigtable's aggregate cells): count, sum, min,
+ * max, and the last value by timestamp. Kept at write time, one row per bucket, never one hot row.
+ *
+ * <table>
+ *   <caption>Byte layout (48 bytes, big-endian)</caption>
+ *   <tr><th>offset</th><th>content</th></tr>
+ *   <tr><td>0</td><td>count (long)</td></tr>
+ *   <tr><td>8</td><td>sum (double bits)</td></tr>
+ *   <tr><td>16</td><td>min (double bits)</td></tr>
+ *   <tr><td>24</td><td>max (double bits)</td></tr>
+ *   <tr><td>32</td><td>last value (double bits)</td></tr>
+ *   <tr><td>40</td><td>timestamp of the last value (epoch millis)</td></tr>
+ * </table>
+ */
+public record Rollup(long count, double sum, double min, double max, double last, long lastEpochMillis) {
+
+    public static final int SIZE = 48;
+
+    /** The bucket of a single reading. */
+    public static Rollup of(double value, long epochMillis) {
+        return new Rollup(1, value, value, value, value, epochMillis);
+    }
+
+    public double mean() {
+        return count == 0 ? Double.NaN : sum / count;
+    }
+
+    /** This bucket with one more reading. */
+    public Rollup add(double value, long epochMillis) {
+        boolean newer = epochMillis >= lastEpochMillis;
+        return new Rollup(count + 1, sum + value, Math.min(min, value), Math.max(max, value),
+                newer ? value : last, newer ? epochMillis : lastEpochMillis);
+    }
+
+    /**
+     * This bucket with the reading at {@code epochMillis} changed from {@code oldValue} to
+     * {@code newValue}, when the bucket's min and max do not depend on the old value (the caller
+     * recomputes the bucket from the raw rows when they do).
+     */
+    public Rollup replace(double oldValue, double newValue, long epochMillis) {
+        return new Rollup(count, sum - oldValue + newValue, Math.min(min, newValue), Math.max(max, newValue),
+                epochMillis == lastEpochMillis ? newValue : last, lastEpochMillis);
+    }
+
+    /** Whether a replaced value could have been this bucket's min or max, so that they must be recomputed. */
+    public boolean extremeIs(double value) {
+        return Double.compare(value, min) == 0 || Double.compare(value, max) == 0;
+    }
+
+    public byte[] toBytes() {
+        return ByteBuffer.allocate(SIZE).putLong(count).putDouble(sum).putDouble(min).putDouble(max)
+                .putDouble(last).putLong(lastEpochMillis).array();
+    }
+
+    public static Rollup fromBytes(byte[] bytes) {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        return new Rollup(buffer.getLong(), buffer.getDouble(), buffer.getDouble(), buffer.getDouble(),
+                buffer.getDouble(), buffer.getLong());
+    }
+}

@@ -1,0 +1,170 @@
+package dev.tspipe.processor.topology;
+
+import dev.tspipe.processor.keys.KeyRange;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.rows.LatestReading;
+import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.processor.rows.Rollup;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Stores one valid reading: everything it changes lives in this task's stores and is written in
+ * the task's transaction (DESIGN §1 rule 11): the raw row, the counters of its 1m/1h/1d buckets,
+ * and the series' latest reading.
+ *
+ * <p>Re-ingestion is idempotent (DESIGN §5): the same reading again changes nothing; the same
+ * series and timestamp with another value replaces the row and corrects the counters of its
+ * buckets, recomputing a bucket from its raw rows when the replaced value was its min or max.
+ *
+ * <p>Readings older than the raw lifecycle, or further ahead than the margin, measured from the
+ * task's stream time (the largest reading timestamp seen), leave for the dead-letter topic.
+ */
+final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]> {
+
+    static final String STAGE = "ingest";
+    private static final Bytes STREAM_TIME_KEY = Bytes.wrap(new byte[] {'t'});
+    private static final long NO_STREAM_TIME = Long.MIN_VALUE;
+
+    private final PipelineConfig config;
+    private ProcessorContext<byte[], byte[]> context;
+    private KeyValueStore<Bytes, byte[]> raw;
+    private KeyValueStore<Bytes, byte[]> latest;
+    private KeyValueStore<Bytes, byte[]> streamTimeStore;
+    private final Map<RollupStep, KeyValueStore<Bytes, byte[]>> rollups = new EnumMap<>(RollupStep.class);
+    private long streamTime = NO_STREAM_TIME;
+
+    IngestProcessor(PipelineConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        this.context = context;
+        raw = context.getStateStore(StoreNames.RAW);
+        latest = context.getStateStore(StoreNames.LATEST);
+        streamTimeStore = context.getStateStore(StoreNames.STREAM_TIME);
+        for (RollupStep step : RollupStep.values()) {
+            rollups.put(step, context.getStateStore(StoreNames.rollup(step)));
+        }
+        byte[] stored = streamTimeStore.get(STREAM_TIME_KEY);
+        streamTime = stored == null ? NO_STREAM_TIME : ByteBuffer.wrap(stored).getLong();
+    }
+
+    @Override
+    public void process(Record<byte[], Routed> record) {
+        ReadingValidator.Accepted accepted = record.value().accepted();
+        ValidReading reading = accepted.reading();
+        long timestamp = reading.epochMillis();
+        if (streamTime != NO_STREAM_TIME) {
+            if (timestamp < streamTime - config.rawRetentionMs()) {
+                reject(record, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
+                        + " is older than the raw lifecycle (" + Duration.ofMillis(config.rawRetentionMs())
+                        + ") before stream time " + Instant.ofEpochMilli(streamTime));
+                return;
+            }
+            if (timestamp > streamTime + config.futureMarginMs()) {
+                reject(record, RejectReason.FUTURE, "reading at " + Instant.ofEpochMilli(timestamp)
+                        + " is more than " + Duration.ofMillis(config.futureMarginMs()) + " ahead of stream time "
+                        + Instant.ofEpochMilli(streamTime));
+                return;
+            }
+        }
+        if (timestamp > streamTime) {
+            streamTime = timestamp;
+            streamTimeStore.put(STREAM_TIME_KEY, ByteBuffer.allocate(8).putLong(streamTime).array());
+        }
+        store(accepted.rowKey(), reading);
+    }
+
+    private void store(byte[] rowKey, ValidReading reading) {
+        Bytes key = Bytes.wrap(rowKey);
+        byte[] newRow = reading.row().toBytes();
+        byte[] oldBytes = raw.get(key);
+        if (oldBytes != null && Arrays.equals(oldBytes, newRow)) {
+            return;
+        }
+        raw.put(key, newRow);
+        RawRow old = oldBytes == null ? null : RawRow.fromBytes(oldBytes);
+        byte[] seriesPrefix = RowKey.seriesPrefixOf(rowKey);
+        for (RollupStep step : RollupStep.values()) {
+            updateRollup(step, seriesPrefix, reading, old);
+        }
+        updateLatest(seriesPrefix, reading);
+    }
+
+    private void updateRollup(RollupStep step, byte[] seriesPrefix, ValidReading reading, RawRow old) {
+        KeyValueStore<Bytes, byte[]> store = rollups.get(step);
+        long bucketStart = step.bucketStart(reading.epochMillis());
+        Bytes key = Bytes.wrap(RowKey.withTimestamp(seriesPrefix, bucketStart));
+        byte[] current = store.get(key);
+        Rollup updated;
+        if (current == null) {
+            updated = Rollup.of(reading.value(), reading.epochMillis());
+        } else {
+            Rollup bucket = Rollup.fromBytes(current);
+            if (old == null) {
+                updated = bucket.add(reading.value(), reading.epochMillis());
+            } else if (bucket.extremeIs(old.value()) && bucketStart >= streamTime - config.rawRetentionMs()) {
+                updated = recompute(reading, bucketStart, step);
+            } else {
+                // The bucket reaches past the raw lifecycle: its raw rows are partly gone, so adjust in place.
+                updated = bucket.replace(old.value(), reading.value(), reading.epochMillis());
+            }
+        }
+        store.put(key, updated.toBytes());
+    }
+
+    /** The bucket from its raw rows (the new value is already written): exact min and max again. */
+    private Rollup recompute(ValidReading reading, long bucketStart, RollupStep step) {
+        KeyRange range = RowKey.seriesRange(config.keyLayout(), reading.series(), bucketStart, bucketStart + step.sizeMillis());
+        Rollup bucket = null;
+        try (KeyValueIterator<Bytes, byte[]> rows = raw.range(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
+            while (rows.hasNext()) {
+                var row = rows.next();
+                if (!range.contains(row.key.get())) {
+                    continue;
+                }
+                long timestamp = RowKey.fromBytes(row.key.get(), config.keyLayout()).epochMillis();
+                double value = RawRow.fromBytes(row.value).value();
+                bucket = bucket == null ? Rollup.of(value, timestamp) : bucket.add(value, timestamp);
+            }
+        }
+        return bucket == null ? Rollup.of(reading.value(), reading.epochMillis()) : bucket;
+    }
+
+    private void updateLatest(byte[] seriesPrefix, ValidReading reading) {
+        Bytes key = Bytes.wrap(seriesPrefix);
+        byte[] current = latest.get(key);
+        if (current == null || reading.epochMillis() >= ByteBuffer.wrap(current).getLong()) {
+            latest.put(key, new LatestReading(reading.epochMillis(), reading.row()).toBytes());
+        }
+    }
+
+    private void reject(Record<byte[], Routed> record, RejectReason reason, String message) {
+        Routed routed = record.value();
+        DeadLetters.Source here = context.recordMetadata()
+                .map(m -> new DeadLetters.Source(m.topic(), m.partition(), m.offset()))
+                .orElse(new DeadLetters.Source(config.readingsTopic(), -1, -1));
+        Headers headers = DeadLetters.annotate(record.headers(), reason, message, STAGE,
+                DeadLetters.sourceOf(record.headers(), here));
+        byte[] originalKey = routed.originalKey();
+        if (record.headers().lastHeader(DeadLetters.SOURCE_TOPIC) != null) {
+            var sourceKey = record.headers().lastHeader(DeadLetters.SOURCE_KEY);
+            originalKey = sourceKey == null ? null : sourceKey.value();
+        }
+        context.forward(new Record<>(originalKey, routed.originalValue(), record.timestamp(), headers));
+    }
+}

@@ -1,0 +1,110 @@
+package dev.tspipe.processor.topology;
+
+import dev.tspipe.processor.keys.KeyLayout;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * tspipe's own settings of the ingestion topology; every key declared once, with type, default,
+ * validation and doc. Kafka Streams settings ({@code application.id}, {@code bootstrap.servers},
+ * {@code processing.guarantee}, ...) are passed to Kafka Streams as they are.
+ */
+public final class PipelineConfig extends AbstractConfig {
+
+    public static final String READINGS_TOPIC = "tspipe.readings.topic";
+    public static final String DLQ_TOPIC = "tspipe.dlq.topic";
+    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
+    public static final String RAW_RETENTION_MS = "tspipe.raw.retention.ms";
+    public static final String RAW_SEGMENT_MS = "tspipe.raw.segment.ms";
+    public static final String ROLLUP_1M_RETENTION_MS = "tspipe.rollup.1m.retention.ms";
+    public static final String ROLLUP_1H_RETENTION_MS = "tspipe.rollup.1h.retention.ms";
+    public static final String ROLLUP_1D_RETENTION_MS = "tspipe.rollup.1d.retention.ms";
+    public static final String FUTURE_MARGIN_MS = "tspipe.future.margin.ms";
+    public static final String MAX_VALUE_BYTES = "tspipe.max.value.bytes";
+    public static final String MULTI_TENANT = "tspipe.multi.tenant";
+    public static final String SALT_KEYS = "tspipe.keys.salted";
+
+    private static final long DAY = Duration.ofDays(1).toMillis();
+
+    private static final ConfigDef DEFINITION = new ConfigDef()
+            .define(READINGS_TOPIC, Type.STRING, Topics.READINGS, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Topic of the incoming readings (Avro Reading, keyed by device id).")
+            .define(DLQ_TOPIC, Type.STRING, Topics.READINGS_DLQ, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Dead-letter topic: rejected records with the reason in headers.")
+            .define(SCHEMA_REGISTRY_URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
+                    Importance.HIGH, "Schema registry URL(s) for reading Avro readings; mock://<scope> in tests.")
+            .define(RAW_RETENTION_MS, Type.LONG, 7 * DAY, Range.atLeast(60_000), Importance.MEDIUM,
+                    "Lifecycle of raw rows. Older readings are rejected as 'expired'; older segments are dropped whole.")
+            .define(RAW_SEGMENT_MS, Type.LONG, DAY, Range.atLeast(60_000), Importance.LOW,
+                    "Time span of one raw-row segment (one RocksDB instance), the unit of expiry.")
+            .define(ROLLUP_1M_RETENTION_MS, Type.LONG, 30 * DAY, Range.atLeast(60_000), Importance.MEDIUM,
+                    "Lifecycle of 1-minute rollups.")
+            .define(ROLLUP_1H_RETENTION_MS, Type.LONG, 400 * DAY, Range.atLeast(3_600_000), Importance.MEDIUM,
+                    "Lifecycle of 1-hour rollups.")
+            .define(ROLLUP_1D_RETENTION_MS, Type.LONG, 5 * 365 * DAY + DAY, Range.atLeast(DAY), Importance.MEDIUM,
+                    "Lifecycle of 1-day rollups (5 years).")
+            .define(FUTURE_MARGIN_MS, Type.LONG, DAY, Range.atLeast(0), Importance.MEDIUM,
+                    "Readings further ahead of stream time than this are rejected as 'future'.")
+            .define(MAX_VALUE_BYTES, Type.INT, 1024 * 1024, Range.between(64, 16 * 1024 * 1024), Importance.LOW,
+                    "Largest accepted record value, in bytes; larger records are rejected as 'too-large'.")
+            .define(MULTI_TENANT, Type.BOOLEAN, false, Importance.MEDIUM,
+                    "Whether every reading carries a tenant (keys tenant#device#metric#ts). "
+                            + "Fixed for the life of the data.")
+            .define(SALT_KEYS, Type.BOOLEAN, false, Importance.LOW,
+                    "Prefix row keys with 4 hex chars of MD5(device) (Tablestore's hash prefix). "
+                            + "Fixed for the life of the data.");
+
+    public PipelineConfig(Map<?, ?> originals) {
+        super(DEFINITION, originals, false);
+    }
+
+    public static ConfigDef definition() {
+        return DEFINITION;
+    }
+
+    public String readingsTopic() {
+        return getString(READINGS_TOPIC);
+    }
+
+    public String dlqTopic() {
+        return getString(DLQ_TOPIC);
+    }
+
+    public String schemaRegistryUrl() {
+        return getString(SCHEMA_REGISTRY_URL);
+    }
+
+    public long rawRetentionMs() {
+        return getLong(RAW_RETENTION_MS);
+    }
+
+    public long rawSegmentMs() {
+        return getLong(RAW_SEGMENT_MS);
+    }
+
+    public long rollupRetentionMs(RollupStep step) {
+        return switch (step) {
+            case MINUTE -> getLong(ROLLUP_1M_RETENTION_MS);
+            case HOUR -> getLong(ROLLUP_1H_RETENTION_MS);
+            case DAY -> getLong(ROLLUP_1D_RETENTION_MS);
+        };
+    }
+
+    public long futureMarginMs() {
+        return getLong(FUTURE_MARGIN_MS);
+    }
+
+    public int maxValueBytes() {
+        return getInt(MAX_VALUE_BYTES);
+    }
+
+    public KeyLayout keyLayout() {
+        return new KeyLayout(getBoolean(MULTI_TENANT), getBoolean(SALT_KEYS));
+    }
+}

@@ -1,0 +1,155 @@
+package dev.tspipe.processor.topology;
+
+import dev.tspipe.processor.keys.InvalidKeyException;
+import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.keys.SeriesId;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Decides whether a decoded record is a reading tspipe can store (DESIGN §5), independently of
+ * stream time: fields present and of the right type, device and metric non-empty, a finite
+ * value, a timestamp in the valid range, a tenant as the deployment's tenancy demands, a row key
+ * within 1,024 bytes. The checks against stream time (expired, future) belong to the ingest step.
+ *
+ * <p>It reads the record with the writer's schema, by field name, so that a record written with
+ * any schema (an older {@code Reading}, or another producer's) gets a precise verdict.
+ */
+public final class ReadingValidator {
+
+    /** The verdict on one record. */
+    public sealed interface Verdict permits Accepted, Rejected {
+    }
+
+    /** A storable reading and its row key. */
+    public record Accepted(ValidReading reading, byte[] rowKey) implements Verdict {
+    }
+
+    /** A record to send to the dead-letter topic, and why. */
+    public record Rejected(RejectReason reason, String message) implements Verdict {
+    }
+
+    private final KeyLayout layout;
+
+    public ReadingValidator(KeyLayout layout) {
+        this.layout = Objects.requireNonNull(layout, "layout");
+    }
+
+    public Verdict validate(GenericRecord record) {
+        Schema schema = record.getSchema();
+        try {
+            String device = requiredString(record, "deviceId");
+            String metric = requiredString(record, "metric");
+            long timestamp = requiredLong(record, "timestamp");
+            double value = requiredDouble(record, "value");
+            Map<String, String> tags = tags(record);
+            String tenant = optionalString(record, "tenant");
+            if (Double.isNaN(value) || Double.isInfinite(value)) {
+                return new Rejected(RejectReason.INVALID_VALUE, "value is " + value + "; a reading needs a finite number");
+            }
+            SeriesId series = new SeriesId(tenant, device, metric);
+            byte[] rowKey = RowKey.encode(layout, series, timestamp);
+            return new Accepted(new ValidReading(series, timestamp, value, tags), rowKey);
+        } catch (FieldException e) {
+            return new Rejected(RejectReason.INVALID_FIELD, e.getMessage() + " (writer schema " + schema.getFullName() + ")");
+        } catch (InvalidKeyException e) {
+            RejectReason reason = switch (e.reason()) {
+                case KEY_TOO_LONG -> RejectReason.KEY_TOO_LONG;
+                case INVALID_TIMESTAMP -> RejectReason.INVALID_TIMESTAMP;
+                case INVALID_FIELD -> RejectReason.INVALID_FIELD;
+            };
+            return new Rejected(reason, e.getMessage());
+        }
+    }
+
+    private static final class FieldException extends Exception {
+        FieldException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private static Object field(GenericRecord record, String name, boolean required) throws FieldException {
+        if (record.getSchema().getField(name) == null) {
+            if (required) {
+                throw new FieldException("field '" + name + "' is missing");
+            }
+            return null;
+        }
+        Object value = record.get(name);
+        if (value == null && required) {
+            throw new FieldException("field '" + name + "' is null");
+        }
+        return value;
+    }
+
+    private static String requiredString(GenericRecord record, String name) throws FieldException {
+        Object value = field(record, name, true);
+        if (!(value instanceof CharSequence text)) {
+            throw new FieldException("field '" + name + "' must be a string, not " + value.getClass().getSimpleName());
+        }
+        String s = text.toString();
+        if (s.isEmpty()) {
+            throw new FieldException("field '" + name + "' is empty");
+        }
+        return s;
+    }
+
+    private static String optionalString(GenericRecord record, String name) throws FieldException {
+        Object value = field(record, name, false);
+        if (value == null) {
+            return null;
+        }
+        if (!(value instanceof CharSequence text)) {
+            throw new FieldException("field '" + name + "' must be a string or null, not " + value.getClass().getSimpleName());
+        }
+        return text.toString();
+    }
+
+    private static long requiredLong(GenericRecord record, String name) throws FieldException {
+        Object value = field(record, name, true);
+        if (value instanceof Long l) {
+            return l;
+        }
+        if (value instanceof Integer i) {
+            return i;
+        }
+        if (value instanceof java.time.Instant instant) {
+            return instant.toEpochMilli();
+        }
+        throw new FieldException("field '" + name + "' must be a long (epoch milliseconds), not " + value.getClass().getSimpleName());
+    }
+
+    private static double requiredDouble(GenericRecord record, String name) throws FieldException {
+        Object value = field(record, name, true);
+        if (value instanceof Number number) {
+            return number.doubleValue();
+        }
+        throw new FieldException("field '" + name + "' must be a number, not " + value.getClass().getSimpleName());
+    }
+
+    private static Map<String, String> tags(GenericRecord record) throws FieldException {
+        Object value = field(record, "tags", false);
+        if (value == null) {
+            return Map.of();
+        }
+        if (!(value instanceof Map<?, ?> map)) {
+            throw new FieldException("field 'tags' must be a map of strings, not " + value.getClass().getSimpleName());
+        }
+        if (map.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> tags = new HashMap<>(map.size() * 2);
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+            if (!(entry.getValue() instanceof CharSequence tagValue)) {
+                throw new FieldException("tag '" + entry.getKey() + "' must have a string value");
+            }
+            tags.put(entry.getKey().toString(), tagValue.toString());
+        }
+        return tags;
+    }
+}

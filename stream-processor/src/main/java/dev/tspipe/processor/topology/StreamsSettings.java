@@ -1,0 +1,35 @@
+package dev.tspipe.processor.topology;
+
+import org.apache.kafka.streams.StreamsConfig;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The Kafka Streams settings tspipe runs with unless the user overrides them: exactly-once,
+ * the dead-letter handlers, one standby replica. User settings are applied on top.
+ */
+public final class StreamsSettings {
+
+    private StreamsSettings() {
+    }
+
+    public static Map<String, Object> defaults(PipelineConfig config) {
+        Map<String, Object> settings = new HashMap<>();
+        settings.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        settings.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, config.dlqTopic());
+        settings.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandlers.Deserialization.class);
+        settings.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandlers.Processing.class);
+        settings.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        // A standby per task: with one instance it stays unassigned; with more, failover is fast.
+        settings.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
+        return settings;
+    }
+
+    /** {@link #defaults} with {@code overrides} (user settings, all keys) on top. */
+    public static Map<String, Object> merged(PipelineConfig config, Map<String, ?> overrides) {
+        Map<String, Object> settings = defaults(config);
+        settings.putAll(overrides);
+        return settings;
+    }
+}

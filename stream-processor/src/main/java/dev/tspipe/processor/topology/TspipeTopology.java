@@ -1,0 +1,119 @@
+package dev.tspipe.processor.topology;
+
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds tspipe's ingestion topology from its configuration: a pure function, no I/O.
+ *
+ * <pre>
+ * readings ─► decode ─┬─ rejected ───────────────────────────────────────────────► readings-dlq
+ *                     ├─ keyed by device ─────────────────────────┐
+ *                     └─ other key ─► key by device ─► repartition ─► decode ─┴─► ingest ─► readings-dlq
+ *                                                                               (expired, future)
+ * ingest owns: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest, stream-time
+ * </pre>
+ *
+ * Only records whose Kafka key is not their device go through the repartition topic; records
+ * keyed right are stored in the task that read them.
+ */
+public final class TspipeTopology {
+
+    /** Where the time-segmented stores come from; the production one is RocksDB segments. */
+    @FunctionalInterface
+    public interface SegmentedStoreFactory {
+        KeyValueBytesStoreSupplier supplier(String name, Duration retention, Duration segmentInterval);
+    }
+
+    private TspipeTopology() {
+    }
+
+    public static Topology build(PipelineConfig config, SegmentedStoreFactory segmentedStores) {
+        StreamsBuilder builder = new StreamsBuilder();
+        List<String> storeNames = new ArrayList<>();
+        for (StoreBuilder<?> store : stores(config, segmentedStores)) {
+            builder.addStateStore(store);
+            storeNames.add(store.name());
+        }
+
+        KStream<byte[], byte[]> readings = builder.stream(config.readingsTopic(),
+                Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("readings"));
+        Map<String, KStream<byte[], Routed>> decoded = decodeAndRoute(readings, config, "");
+
+        KStream<byte[], byte[]> byDevice = decoded.get("route-other-key")
+                .map((key, routed) -> KeyValue.pair(routed.deviceKey(), routed.originalValue()), Named.as("key-by-device"))
+                .repartition(Repartitioned.<byte[], byte[]>as(Topics.BY_DEVICE_REPARTITION)
+                        .withKeySerde(Serdes.ByteArray()).withValueSerde(Serdes.ByteArray()));
+        Map<String, KStream<byte[], Routed>> redecoded = decodeAndRoute(byDevice, config, "-by-device");
+
+        // After the repartition every record is keyed by its device; the second "other-key" branch is
+        // empty, and merged anyway so that no path can drop a record.
+        KStream<byte[], Routed> valid = decoded.get("route-keyed-by-device")
+                .merge(redecoded.get("route-by-device-keyed-by-device"), Named.as("merge-keyed"))
+                .merge(redecoded.get("route-by-device-other-key"), Named.as("merge-all"));
+        KStream<byte[], byte[]> ingestRejects = valid.process(() -> new IngestProcessor(config), Named.as("ingest"),
+                storeNames.toArray(String[]::new));
+
+        Produced<byte[], byte[]> toDlq = Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray());
+        decoded.get("route-rejected").mapValues(Routed::originalValue, Named.as("decode-rejects"))
+                .to(config.dlqTopic(), toDlq.withName("dlq-decode"));
+        redecoded.get("route-by-device-rejected").mapValues(Routed::originalValue, Named.as("decode-by-device-rejects"))
+                .to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName("dlq-decode-by-device"));
+        ingestRejects.to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName("dlq-ingest"));
+        return builder.build();
+    }
+
+    private static Map<String, KStream<byte[], Routed>> decodeAndRoute(KStream<byte[], byte[]> input,
+                                                                       PipelineConfig config, String suffix) {
+        return input.process(() -> new DecodeProcessor(config), Named.as("decode" + suffix))
+                .split(Named.as("route" + suffix + "-"))
+                .branch((key, routed) -> routed.rejected(), Branched.as("rejected"))
+                .branch((key, routed) -> routed.keyedByDevice(), Branched.as("keyed-by-device"))
+                .defaultBranch(Branched.as("other-key"));
+    }
+
+    static List<StoreBuilder<KeyValueStore<Bytes, byte[]>>> stores(PipelineConfig config, SegmentedStoreFactory segmentedStores) {
+        List<StoreBuilder<KeyValueStore<Bytes, byte[]>>> stores = new ArrayList<>();
+        stores.add(segmented(segmentedStores, StoreNames.RAW, config.rawRetentionMs(), config.rawSegmentMs()));
+        for (RollupStep step : RollupStep.values()) {
+            stores.add(segmented(segmentedStores, StoreNames.rollup(step), config.rollupRetentionMs(step),
+                    Math.min(step.segment().toMillis(), config.rollupRetentionMs(step))));
+        }
+        stores.add(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.LATEST), Serdes.Bytes(), Serdes.ByteArray())
+                .withCachingEnabled());
+        stores.add(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.STREAM_TIME), Serdes.Bytes(), Serdes.ByteArray())
+                .withCachingEnabled());
+        return stores;
+    }
+
+    private static StoreBuilder<KeyValueStore<Bytes, byte[]>> segmented(SegmentedStoreFactory factory, String name,
+                                                                        long retentionMs, long segmentMs) {
+        // Changelogs: compacted so a row's newest value survives, and deleted after the lifecycle
+        // (plus one segment) so that expired rows leave Kafka too; restoration skips what has expired.
+        Map<String, String> changelog = Map.of(
+                "cleanup.policy", "compact,delete",
+                "retention.ms", Long.toString(retentionMs + segmentMs));
+        return Stores.keyValueStoreBuilder(factory.supplier(name, Duration.ofMillis(retentionMs), Duration.ofMillis(segmentMs)),
+                        Serdes.Bytes(), Serdes.ByteArray())
+                .withLoggingEnabled(changelog)
+                .withCachingEnabled();
+    }
+}
