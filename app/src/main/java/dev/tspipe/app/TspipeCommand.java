@@ -23,11 +23,16 @@ import picocli.CommandLine.Command;
         footer = {
                 "  tspipe demo                       everything on this machine, data in ./data",
                 "  tspipe demo --kafka-port 19092    the same on other ports",
+                "  tspipe keys encode sensor-1 temp 2023-11-14T22:13:20Z",
+                "                                    the row key of a reading",
+                "  tspipe keys decode 'sensor-1#temp#9223370336854775807'",
+                "                                    the parts of a row key",
                 "",
                 "Run 'tspipe <command> --help' for the options of a command."
         },
         subcommands = {
                 DemoCommand.class,
+                KeysCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TspipeCommand implements Runnable {
@@ -41,9 +46,11 @@ public final class TspipeCommand implements Runnable {
 
     /** The configured command line, shared by {@link #main} and tests. */
     public static CommandLine newCommandLine() {
+        UserFacingErrors errors = new UserFacingErrors();
         return new CommandLine(new TspipeCommand())
                 .setCaseInsensitiveEnumValuesAllowed(true)
-                .setExecutionExceptionHandler(new UserFacingErrors());
+                .setExecutionExceptionHandler(errors)
+                .setParameterExceptionHandler(errors);
     }
 
     @Override

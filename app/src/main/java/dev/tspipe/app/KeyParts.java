@@ -1,0 +1,48 @@
+package dev.tspipe.app;
+
+import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.keys.SeriesId;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+
+/** The listing of a row key and its parts that {@code keys encode} and {@code keys decode} both print. */
+final class KeyParts {
+
+    private KeyParts() {
+    }
+
+    static void print(PrintWriter out, byte[] key, KeyLayout layout, RowKey rowKey) {
+        SeriesId series = rowKey.series();
+        line(out, "key", new String(key, StandardCharsets.UTF_8));
+        if (layout.salted()) {
+            line(out, "salt", new String(key, 0, RowKey.SALT_CHARS, StandardCharsets.US_ASCII));
+        }
+        line(out, "tenant", series.tenant() == null ? "(none)" : printable(series.tenant()));
+        line(out, "device", printable(series.device()));
+        line(out, "metric", printable(series.metric()));
+        line(out, "timestamp", rowKey.epochMillis() + " (" + Instant.ofEpochMilli(rowKey.epochMillis()) + ")");
+        line(out, "reversed", String.format("%0" + RowKey.TIMESTAMP_DIGITS + "d", Long.MAX_VALUE - rowKey.epochMillis()));
+        line(out, "bytes", Integer.toString(key.length));
+        out.flush();
+    }
+
+    private static void line(PrintWriter out, String label, String value) {
+        out.printf("%-9s  %s%n", label, value);
+    }
+
+    /** Control characters, which would break the listing, shown as {@code \}{@code uXXXX}. */
+    private static String printable(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> {
+            if (Character.isISOControl(c)) {
+                out.append(String.format("\\u%04X", c));
+            } else {
+                out.appendCodePoint(c);
+            }
+        });
+        return out.toString();
+    }
+}

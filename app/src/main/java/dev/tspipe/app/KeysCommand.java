@@ -1,0 +1,41 @@
+package dev.tspipe.app;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code tspipe keys}: the row-key codec on the command line, to build a key for a scan or read one from a store. */
+@Command(
+        name = "keys",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        header = "Encode and decode tspipe row keys.",
+        description = {
+                "",
+                "A row key is [salt#][tenant#]device#metric#reversedTimestamp, where reversedTimestamp is the 19 "
+                        + "digits of 9223372036854775807 - epochMillis, so that the newest reading of a series sorts "
+                        + "first. Bytes of a segment outside 0x24-0x7E, and '%%', are written as %%XX, so keys are "
+                        + "printable ASCII and '#' only ever separates segments.",
+                ""
+        },
+        commandListHeading = "%nCommands:%n",
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  tspipe keys encode sensor-1 temp 1700000000000",
+                "  tspipe keys encode sensor-1 temp 2023-11-14T22:13:20Z --tenant acme --salted",
+                "  tspipe keys decode 'sensor-1#temp#9223370336854775807'"
+        },
+        subcommands = {
+                KeysEncodeCommand.class,
+                KeysDecodeCommand.class
+        })
+final class KeysCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

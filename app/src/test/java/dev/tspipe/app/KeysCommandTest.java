@@ -1,0 +1,189 @@
+package dev.tspipe.app;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class KeysCommandTest {
+
+    private record Run(int exitCode, String out, String err) {
+
+        /** The value of one line of the listing, e.g. {@code key}. */
+        String part(String label) {
+            return out.lines()
+                    .filter(line -> line.startsWith(label + " "))
+                    .map(line -> line.substring(label.length()).strip())
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no '" + label + "' line in:\n" + out));
+        }
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = TspipeCommand.newCommandLine();
+        commandLine.setOut(new PrintWriter(out));
+        commandLine.setErr(new PrintWriter(err));
+        int exitCode = commandLine.execute(args);
+        return new Run(exitCode, out.toString().replace(System.lineSeparator(), "\n"), err.toString());
+    }
+
+    private static final String SENSOR_1_LISTING = """
+            key        sensor-1#temp#9223370336854775807
+            tenant     (none)
+            device     sensor-1
+            metric     temp
+            timestamp  1700000000000 (2023-11-14T22:13:20Z)
+            reversed   9223370336854775807
+            bytes      33
+            """;
+
+    @Test
+    void encodePrintsTheKeyAndItsPartsAligned() {
+        Run run = run("keys", "encode", "sensor-1", "temp", "1700000000000");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).isEqualTo(SENSOR_1_LISTING);
+        assertThat(run.err()).isEmpty();
+    }
+
+    @Test
+    void anIsoInstantGivesTheSameKeyAsItsEpochMillis() {
+        Run run = run("keys", "encode", "sensor-1", "temp", "2023-11-14T22:13:20Z");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).isEqualTo(SENSOR_1_LISTING);
+    }
+
+    @Test
+    void decodePrintsTheParts() {
+        Run run = run("keys", "decode", "sensor-1#temp#9223370336854775807");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).isEqualTo(SENSOR_1_LISTING);
+    }
+
+    @Test
+    void escapedSegmentsEncodeAsInTheCodecsExamplesAndDecodeBack() {
+        Run encoded = run("keys", "encode", "Café", "a b", "0");
+
+        assertThat(encoded.part("key")).isEqualTo("Caf%C3%A9#a%20b#9223372036854775807");
+        Run decoded = run("keys", "decode", encoded.part("key"));
+        assertThat(decoded.out()).isEqualTo(encoded.out());
+        assertThat(decoded.part("device")).isEqualTo("Café");
+        assertThat(decoded.part("metric")).isEqualTo("a b");
+    }
+
+    @Test
+    void aTenantKeyRoundTripsAndItsTenantIsDetectedFromTheDelimiters() {
+        Run encoded = run("keys", "encode", "d", "m", "0", "--tenant", "acme");
+
+        assertThat(encoded.exitCode()).isZero();
+        assertThat(encoded.part("key")).isEqualTo("acme#d#m#9223372036854775807");
+        Run decoded = run("keys", "decode", "acme#d#m#9223372036854775807");
+        assertThat(decoded.exitCode()).isZero();
+        assertThat(decoded.out()).isEqualTo(encoded.out());
+        assertThat(decoded.part("tenant")).isEqualTo("acme");
+    }
+
+    @Test
+    void aSaltedKeyRoundTripsWithItsSalt() {
+        Run encoded = run("keys", "encode", "sensor-000123", "temperature", "1700000000000", "--salted");
+
+        String key = encoded.part("key");
+        assertThat(key).matches("[0-9a-f]{4}#sensor-000123#temperature#9223370336854775807");
+        assertThat(encoded.part("salt")).isEqualTo(key.substring(0, 4));
+        Run decoded = run("keys", "decode", key, "--salted");
+        assertThat(decoded.exitCode()).isZero();
+        assertThat(decoded.out()).isEqualTo(encoded.out());
+        assertThat(decoded.part("tenant")).isEqualTo("(none)");
+    }
+
+    @Test
+    void aSaltedMultiTenantKeyRoundTrips() {
+        Run encoded = run("keys", "encode", "Zürich 1", "temp", "2026-11-30T12:00:00Z", "--tenant", "acme", "--salted");
+
+        assertThat(encoded.part("key")).matches("[0-9a-f]{4}#acme#Z%C3%BCrich%201#temp#\\d{19}");
+        Run decoded = run("keys", "decode", "--salted", encoded.part("key"));
+        assertThat(decoded.out()).isEqualTo(encoded.out());
+        assertThat(decoded.part("timestamp")).isEqualTo("1796040000000 (2026-11-30T12:00:00Z)");
+    }
+
+    @Test
+    void aSaltedKeyDecodedWithoutSaltedGetsAHint() {
+        String key = run("keys", "encode", "sensor-1", "temp", "0", "--salted").part("key");
+
+        Run run = run("keys", "decode", key);
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.part("tenant")).isEqualTo(key.substring(0, 4));
+        assertThat(run.err()).contains("is the salt of device 'sensor-1'", "--salted");
+    }
+
+    @Test
+    void aMalformedKeyIsOneLineWithItsByteOffsetAndAUsageExitCode() {
+        Run run = run("keys", "decode", "sensor-1#te%2mp#9223370336854775807");
+
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err().strip()).isEqualTo("tspipe keys decode: malformed row key at byte offset 13: "
+                + "'%' must be followed by two upper-case hex digits (0-9, A-F)");
+    }
+
+    @Test
+    void aKeyWithTooFewSegmentsIsReportedWhereItEnds() {
+        Run run = run("keys", "decode", "sensor-1#9223370336854775807");
+
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("byte offset 28", "ends inside the metric segment");
+    }
+
+    @Test
+    void anUnsaltedKeyDecodedAsSaltedIsReportedAtTheSalt() {
+        Run run = run("keys", "decode", "--salted", "sensor-1#temp#9223370336854775807");
+
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("byte offset 0", "salt");
+    }
+
+    @Test
+    void anEmptyDeviceIsRefusedWithAUsageExitCode() {
+        Run run = run("keys", "encode", "", "temp", "1700000000000");
+
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err().strip()).isEqualTo("tspipe keys encode: device is empty");
+    }
+
+    @Test
+    void aTimeOutsideTheKeyRangeIsRefusedWithTheRange() {
+        Run run = run("keys", "encode", "d", "m", "-1");
+
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("timestamp -1 ms is outside the valid range");
+    }
+
+    @Test
+    void aTimeThatIsNeitherMillisNorAnInstantIsAUsageErrorThatSaysWhatIsAccepted() {
+        Run run = run("keys", "encode", "d", "m", "yesterday");
+
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("TIME", "'yesterday'", "epoch milliseconds", "ISO-8601")
+                .contains("Run 'tspipe keys encode --help'")
+                .doesNotContain("Usage:");
+    }
+
+    @Test
+    void keysHelpListsItsCommandsAndExamplesAndTheTopLevelHelpListsKeys() {
+        Run keys = run("keys", "--help");
+
+        assertThat(keys.exitCode()).isZero();
+        assertThat(keys.out()).contains("Usage: tspipe keys", "encode", "decode", "Examples:");
+        assertThat(run("--help").out()).contains("keys", "tspipe keys encode", "tspipe keys decode");
+        assertThat(run("keys", "decode", "--help").out()).contains("--salted", "byte offset");
+    }
+}
