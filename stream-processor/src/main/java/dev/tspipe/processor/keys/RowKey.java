@@ -93,18 +93,22 @@ public record RowKey(SeriesId series, long epochMillis) {
     // ---------------------------------------------------------------------------------------
     // Encoding
 
-    /** The key's bytes in the given layout. Allocates the result array only (and a per-thread digest when salted). */
+    /** The key's bytes in the given layout; see {@link #encode}. */
     public byte[] toBytes(KeyLayout layout) {
+        return encode(layout, series, epochMillis);
+    }
+
+    /**
+     * Encodes a reading's key. Allocates the result array only (and, when salted, uses a per-thread
+     * digest and its 16-byte scratch buffer): the length is computed from the chars first, then the
+     * bytes are written in place.
+     */
+    public static byte[] encode(KeyLayout layout, SeriesId series, long epochMillis) {
         requireTimestamp(epochMillis);
         byte[] key = new byte[prefixLength(layout, series, 3) + TIMESTAMP_DIGITS];
         int pos = writePrefix(layout, series, 3, key);
         writeReversedTimestamp(epochMillis, key, pos);
         return key;
-    }
-
-    /** Encodes a reading's key: shorthand for {@code RowKey.of(series, epochMillis).toBytes(layout)}. */
-    public static byte[] encode(KeyLayout layout, SeriesId series, long epochMillis) {
-        return new RowKey(series, epochMillis).toBytes(layout);
     }
 
     /**
