@@ -5,7 +5,6 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
-import org.rocksdb.MutableColumnFamilyOptions;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -16,7 +15,9 @@ import org.rocksdb.WriteOptions;
 /** One time segment: a RocksDB instance in {@code <state dir>/<store>/<segment id>}. Not thread-safe; the store locks. */
 final class Segment implements AutoCloseable {
 
+    /** Upper levels of the newest segment: cheap to write. */
     static final CompressionType HOT_COMPRESSION = CompressionType.LZ4_COMPRESSION;
+    /** Every level of older segments, and the bottommost level of the newest: small. */
     static final CompressionType COLD_COMPRESSION = CompressionType.ZSTD_COMPRESSION;
 
     final long id;
@@ -25,7 +26,7 @@ final class Segment implements AutoCloseable {
     private final Options options;
     private final WriteOptions writeOptions;
     private final RocksDB db;
-    private CompressionType compression;
+    private final CompressionType compression;
 
     private Segment(String storeName, long id, File dir, Options options, WriteOptions writeOptions, RocksDB db,
                     CompressionType compression) {
@@ -43,6 +44,7 @@ final class Segment implements AutoCloseable {
         Options options = new Options()
                 .setCreateIfMissing(true)
                 .setCompressionType(compression)
+                .setBottommostCompressionType(COLD_COMPRESSION)
                 .setKeepLogFileNum(2);
         RocksDbMemory.apply(options, new BlockBasedTableConfig());
         // The changelog is the write-ahead log, as for Kafka Streams' own RocksDB stores; commit() flushes.
@@ -91,19 +93,6 @@ final class Segment implements AutoCloseable {
         return db.newIterator(readOptions);
     }
 
-    /** The segment is no longer the newest: SST files written from now on (flushes, compactions) use ZSTD. */
-    void demote() {
-        if (compression == COLD_COMPRESSION) {
-            return;
-        }
-        try {
-            db.setOptions(MutableColumnFamilyOptions.builder().setCompressionType(COLD_COMPRESSION).build());
-            compression = COLD_COMPRESSION;
-        } catch (RocksDBException e) {
-            throw failure("change the compression of", e);
-        }
-    }
-
     void flush() {
         try (FlushOptions flushOptions = new FlushOptions().setWaitForFlush(true)) {
             db.flush(flushOptions);
@@ -120,8 +109,13 @@ final class Segment implements AutoCloseable {
         }
     }
 
+    /** The compression of every level but the bottommost. */
     CompressionType compression() {
         return compression;
+    }
+
+    CompressionType bottommostCompression() {
+        return COLD_COMPRESSION;
     }
 
     @Override

@@ -12,8 +12,11 @@ import org.rocksdb.CompressionType;
  *                          still count rows that are expired but not yet dropped with their segment
  * @param liveSstBytes      bytes of the segment's live SST files ({@code rocksdb.live-sst-files-size})
  * @param memtableBytes     bytes of the segment's memtables ({@code rocksdb.cur-size-all-mem-tables})
- * @param compression       the compression new SST files of the segment get (LZ4 while newest, then ZSTD)
+ * @param compression       the compression of the segment's levels above the bottommost (LZ4 if the
+ *                          segment was the newest when it opened, else ZSTD)
+ * @param bottommostCompression the compression of the bottommost level (ZSTD)
  */
 public record SegmentStatistics(long segmentId, long startMillis, long endMillis, long estimatedRows,
-                                long liveSstBytes, long memtableBytes, CompressionType compression) {
+                                long liveSstBytes, long memtableBytes, CompressionType compression,
+                                CompressionType bottommostCompression) {
 }

@@ -65,14 +65,16 @@ import org.slf4j.LoggerFactory;
  * {@link SegmentedStores#changelogConfig}).
  *
  * <h2>Hot and cold compression</h2>
- * The newest segment takes almost every write, so it uses LZ4 (cheap to compress on every flush and
- * compaction); older segments are mostly read and kept for days, so they use ZSTD (about a third
- * smaller for this kind of data, at more CPU per byte written). A segment opens with LZ4 when it is the
- * newest and with ZSTD otherwise; when a newer segment opens, the previous newest switches to ZSTD
- * through RocksDB's mutable options, so its later flushes and compactions write ZSTD. Its existing LZ4
- * files are not rewritten at that moment: a forced full compaction would stall the stream thread for
- * as long as it takes to rewrite a day of data. They become ZSTD when RocksDB compacts them, or when the
- * store reopens and the segment's next compaction runs.
+ * The segment that is the newest when it opens takes almost every write, so its flushes and upper
+ * levels use LZ4 (cheap on every flush and compaction), and only its bottommost level, where data
+ * settles once compacted, uses ZSTD (RocksDB's recommended LZ4-above, ZSTD-at-the-bottom setup).
+ * Segments that open when a newer one exists (on restart, or for late rows) are cold: mostly read and
+ * kept for days, so ZSTD on every level (about a third smaller than LZ4 for this kind of data, at more
+ * CPU per byte written). A segment keeps its options while open: when a newer segment opens, the
+ * previous newest keeps LZ4 above its bottommost level until the store reopens. Switching it at run time
+ * is not possible with rocksdbjni 10.1.3 ({@code setOptions} rejects the {@code compression} option it
+ * serializes), and closing and reopening it would have to wait for its open iterators; as its data has
+ * mostly settled in the (ZSTD) bottommost level by then, the gain would be small.
  *
  * <h2>Durability</h2>
  * As with Kafka Streams' own RocksDB stores, the changelog is the write-ahead log (RocksDB's WAL is off)
@@ -272,9 +274,6 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
         Map.Entry<Long, Segment> newest = segments.lastEntry();
         boolean hot = newest == null || id > newest.getKey();
         segment = Segment.open(name(), id, segmentDir(id), hot);
-        if (hot && newest != null) {
-            newest.getValue().demote();
-        }
         segments.put(id, segment);
         return segment;
     }
@@ -372,7 +371,7 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
                     segment.longProperty("rocksdb.estimate-num-keys"),
                     segment.longProperty("rocksdb.live-sst-files-size"),
                     segment.longProperty("rocksdb.cur-size-all-mem-tables"),
-                    segment.compression()));
+                    segment.compression(), segment.bottommostCompression()));
         }
         return statistics;
     }
