@@ -1,0 +1,239 @@
+package dev.tspipe.processor.store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+
+/**
+ * A k-way merge of one RocksDB iterator per segment, in unsigned byte order (forward or reverse), that
+ * skips rows expired at the moment they are reached. A key lives in exactly one segment (the one of its
+ * timestamp), so the merge never sees a key twice.
+ *
+ * <p>Every method locks the store: the stream thread may drop a segment while an interactive query
+ * iterates; the store then calls {@link #segmentDropped}, which releases that segment's iterator (all
+ * its rows are expired, so the merge would have skipped them anyway).
+ */
+final class MergedSegmentIterator implements KeyValueIterator<Bytes, byte[]> {
+
+    private final SegmentedKeyValueStore store;
+    private final PriorityQueue<Source> heap;
+    private final List<Source> sources = new ArrayList<>();
+    private KeyValue<Bytes, byte[]> next;
+    private boolean closed;
+
+    /**
+     * @param lower          first key (inclusive), or null for unbounded
+     * @param upperExclusive first key after the range, or null for unbounded
+     */
+    MergedSegmentIterator(SegmentedKeyValueStore store, List<Segment> segments, byte[] lower, byte[] upperExclusive,
+                          boolean reverse) {
+        this.store = store;
+        Comparator<Source> order = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
+        this.heap = new PriorityQueue<>(Math.max(1, segments.size()), reverse ? order.reversed() : order);
+        try {
+            for (Segment segment : segments) {
+                Source source = new Source(segment, lower, upperExclusive, reverse);
+                sources.add(source);
+                if (source.key != null) {
+                    heap.add(source);
+                } else {
+                    source.close();
+                }
+            }
+        } catch (RuntimeException e) {
+            sources.forEach(Source::close);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean hasNext() {
+        synchronized (store) {
+            checkOpen();
+            fill();
+            return next != null;
+        }
+    }
+
+    @Override
+    public KeyValue<Bytes, byte[]> next() {
+        synchronized (store) {
+            checkOpen();
+            fill();
+            if (next == null) {
+                throw new NoSuchElementException("no more rows in store " + store.name());
+            }
+            KeyValue<Bytes, byte[]> result = next;
+            next = null;
+            return result;
+        }
+    }
+
+    @Override
+    public Bytes peekNextKey() {
+        synchronized (store) {
+            checkOpen();
+            fill();
+            if (next == null) {
+                throw new NoSuchElementException("no more rows in store " + store.name());
+            }
+            return next.key;
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (store) {
+            if (!closed) {
+                release();
+                store.iteratorClosed(this);
+            }
+        }
+    }
+
+    /** Closes the iterator because the store closes; later use fails as Kafka Streams' own iterators do. */
+    void closeWithStore() {
+        if (!closed) {
+            release();
+        }
+    }
+
+    void segmentDropped(long segmentId) {
+        for (Source source : sources) {
+            if (source.segmentId == segmentId) {
+                heap.remove(source);
+                source.close();
+            }
+        }
+    }
+
+    private void release() {
+        closed = true;
+        next = null;
+        heap.clear();
+        sources.forEach(Source::close);
+    }
+
+    private void fill() {
+        while (next == null && !heap.isEmpty()) {
+            Source top = heap.poll();
+            byte[] key = top.key;
+            byte[] value = top.value;
+            top.advance();
+            if (top.key != null) {
+                heap.add(top);
+            } else {
+                top.close();
+            }
+            if (!store.isExpiredKey(key)) {
+                next = KeyValue.pair(Bytes.wrap(key), value);
+            }
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new InvalidStateStoreException("the iterator of store " + store.name() + " is closed");
+        }
+    }
+
+    /** The iterator of one segment, with its current row copied out (null key: exhausted). */
+    private static final class Source {
+        final long segmentId;
+        private final byte[] lower;
+        private final byte[] upperExclusive;
+        private final boolean reverse;
+        private final Slice lowerSlice;
+        private final Slice upperSlice;
+        private final ReadOptions readOptions;
+        private RocksIterator iterator;
+        byte[] key;
+        byte[] value;
+
+        Source(Segment segment, byte[] lower, byte[] upperExclusive, boolean reverse) {
+            this.segmentId = segment.id;
+            this.lower = lower;
+            this.upperExclusive = upperExclusive;
+            this.reverse = reverse;
+            this.readOptions = new ReadOptions();
+            // The bounds let RocksDB stop at the range's end instead of reading past it; the Java checks
+            // in load() make the range exact whatever RocksDB does with them.
+            this.lowerSlice = lower == null ? null : new Slice(lower);
+            this.upperSlice = upperExclusive == null ? null : new Slice(upperExclusive);
+            if (lowerSlice != null) {
+                readOptions.setIterateLowerBound(lowerSlice);
+            }
+            if (upperSlice != null) {
+                readOptions.setIterateUpperBound(upperSlice);
+            }
+            this.iterator = segment.newIterator(readOptions);
+            if (reverse) {
+                if (upperExclusive == null) {
+                    iterator.seekToLast();
+                } else {
+                    iterator.seekForPrev(upperExclusive);
+                    if (iterator.isValid() && Arrays.equals(iterator.key(), upperExclusive)) {
+                        iterator.prev();
+                    }
+                }
+            } else if (lower == null) {
+                iterator.seekToFirst();
+            } else {
+                iterator.seek(lower);
+            }
+            load();
+        }
+
+        void advance() {
+            if (reverse) {
+                iterator.prev();
+            } else {
+                iterator.next();
+            }
+            load();
+        }
+
+        private void load() {
+            key = null;
+            value = null;
+            if (!iterator.isValid()) {
+                return;
+            }
+            byte[] candidate = iterator.key();
+            if (lower != null && Arrays.compareUnsigned(candidate, lower) < 0) {
+                return;
+            }
+            if (upperExclusive != null && Arrays.compareUnsigned(candidate, upperExclusive) >= 0) {
+                return;
+            }
+            key = candidate;
+            value = iterator.value();
+        }
+
+        void close() {
+            key = null;
+            value = null;
+            if (iterator != null) {
+                iterator.close();
+                iterator = null;
+                readOptions.close();
+                if (lowerSlice != null) {
+                    lowerSlice.close();
+                }
+                if (upperSlice != null) {
+                    upperSlice.close();
+                }
+            }
+        }
+    }
+}

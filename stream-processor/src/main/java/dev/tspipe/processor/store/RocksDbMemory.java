@@ -1,0 +1,141 @@
+package dev.tspipe.processor.store;
+
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.Cache;
+import org.rocksdb.Filter;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.WriteBufferManager;
+
+/**
+ * The one memory budget of every RocksDB instance in the JVM: tspipe's segments and Kafka Streams'
+ * built-in stores (through {@link TspipeRocksDbConfigSetter}) share one block cache, one write
+ * buffer manager charged to that cache, and one bloom filter policy.
+ *
+ * <p>Without it, every RocksDB instance allocates its own 50 MiB block cache and up to 3 x 16 MiB
+ * of memtables, and a node with many tasks (each with a few stores of several segments) grows
+ * without bound. With it, block cache, index and filter blocks and memtables together stay under
+ * the budget (memtables are charged to the cache, so they compete with cached blocks instead of
+ * adding to them).
+ *
+ * <h2>Knobs</h2>
+ * <table>
+ *   <caption>Derived from the budget</caption>
+ *   <tr><th>knob</th><th>value</th><th>why</th></tr>
+ *   <tr><td>block cache (LRU)</td><td>the budget</td><td>one pool for data, index and filter blocks
+ *       and (through the write buffer manager) memtables</td></tr>
+ *   <tr><td>high-priority pool</td><td>10% of the cache</td><td>index and filter blocks are cached
+ *       with high priority, so scans of data blocks do not evict them</td></tr>
+ *   <tr><td>write buffer manager</td><td>a quarter of the budget, charged to the cache</td><td>bounds
+ *       all memtables together; when reached, the largest memtable is flushed</td></tr>
+ *   <tr><td>bloom filter</td><td>10 bits per key (about 1% false positives)</td><td>a point read
+ *       ({@code get}) skips SST files that cannot hold the key</td></tr>
+ *   <tr><td>block size</td><td>{@value #BLOCK_SIZE_BYTES} bytes</td><td>rows are small; larger blocks
+ *       compress better and keep the index small</td></tr>
+ *   <tr><td>memtable</td><td>{@value #MEMTABLE_BYTES} bytes, at most {@value #MAX_MEMTABLES}</td>
+ *       <td>per RocksDB instance, within the write buffer manager's total</td></tr>
+ * </table>
+ *
+ * <p>The budget is set once, before the first store opens: {@link #configure(long)} (the app reads
+ * it from its configuration). Default {@value #DEFAULT_BUDGET_BYTES} bytes (256 MiB). The shared
+ * objects live as long as the JVM and are never closed: closing them while one RocksDB instance still
+ * uses them would crash the process.
+ */
+public final class RocksDbMemory {
+
+    public static final long DEFAULT_BUDGET_BYTES = 256L * 1024 * 1024;
+    /** Smallest budget accepted: below it RocksDB thrashes. */
+    public static final long MIN_BUDGET_BYTES = 16L * 1024 * 1024;
+    static final long BLOCK_SIZE_BYTES = 16 * 1024;
+    static final long MEMTABLE_BYTES = 16L * 1024 * 1024;
+    static final int MAX_MEMTABLES = 3;
+    private static final double HIGH_PRIORITY_POOL_RATIO = 0.1;
+    private static final double BLOOM_BITS_PER_KEY = 10;
+
+    private static long budgetBytes = DEFAULT_BUDGET_BYTES;
+    private static Shared shared;
+
+    private RocksDbMemory() {
+    }
+
+    /**
+     * Sets the budget of the whole JVM. Call once at startup, before any store opens; calling it again
+     * with the same value is harmless, with another value (or after the shared cache exists with another
+     * size) fails.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is below {@link #MIN_BUDGET_BYTES}
+     * @throws IllegalStateException    if stores already use a different budget
+     */
+    public static synchronized void configure(long bytes) {
+        if (bytes < MIN_BUDGET_BYTES) {
+            throw new IllegalArgumentException("RocksDB memory budget " + bytes + " bytes is below the minimum of "
+                    + MIN_BUDGET_BYTES + " bytes (16 MiB)");
+        }
+        if (shared != null && bytes != budgetBytes) {
+            throw new IllegalStateException("the RocksDB memory budget is already " + budgetBytes
+                    + " bytes and in use; set it once, at startup, before any store opens");
+        }
+        budgetBytes = bytes;
+    }
+
+    /** The budget in bytes. */
+    public static synchronized long budgetBytes() {
+        return budgetBytes;
+    }
+
+    /** The block cache shared by every RocksDB instance. */
+    public static Cache blockCache() {
+        return shared().cache;
+    }
+
+    /** The write buffer manager shared by every RocksDB instance, charged to {@link #blockCache()}. */
+    public static WriteBufferManager writeBufferManager() {
+        return shared().writeBufferManager;
+    }
+
+    /** The bloom filter policy shared by every RocksDB instance. */
+    public static Filter bloomFilter() {
+        return shared().bloomFilter;
+    }
+
+    /**
+     * Applies the shared cache, write buffer manager and bloom filter to {@code options}, using
+     * {@code tableConfig} (which the caller then keeps, e.g. Kafka Streams' table config whose cache it
+     * reads back).
+     */
+    static void apply(Options options, BlockBasedTableConfig tableConfig) {
+        Shared memory = shared();
+        tableConfig.setBlockCache(memory.cache);
+        tableConfig.setCacheIndexAndFilterBlocks(true);
+        tableConfig.setCacheIndexAndFilterBlocksWithHighPriority(true);
+        tableConfig.setPinTopLevelIndexAndFilter(true);
+        tableConfig.setFilterPolicy(memory.bloomFilter);
+        tableConfig.setBlockSize(BLOCK_SIZE_BYTES);
+        options.setWriteBufferManager(memory.writeBufferManager);
+        options.setWriteBufferSize(MEMTABLE_BYTES);
+        options.setMaxWriteBufferNumber(MAX_MEMTABLES);
+        options.setTableFormatConfig(tableConfig);
+    }
+
+    private static synchronized Shared shared() {
+        if (shared == null) {
+            RocksDB.loadLibrary();
+            shared = new Shared(budgetBytes);
+        }
+        return shared;
+    }
+
+    private static final class Shared {
+        final Cache cache;
+        final WriteBufferManager writeBufferManager;
+        final Filter bloomFilter;
+
+        Shared(long budget) {
+            cache = new LRUCache(budget, -1, false, HIGH_PRIORITY_POOL_RATIO);
+            writeBufferManager = new WriteBufferManager(budget / 4, cache);
+            bloomFilter = new BloomFilter(BLOOM_BITS_PER_KEY);
+        }
+    }
+}
