@@ -155,7 +155,7 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
         open = true;
         dropExpiredSegments();
         context.register(root, new RestoreCallback());
-        LOG.info("Opened store {} in {}: {} segments, stream time {}", name(), storeDir, segments.size(),
+        LOG.debug("Opened store {} in {}: {} segments, stream time {}", name(), storeDir, segments.size(),
                 streamTime == NO_STREAM_TIME ? "unknown" : streamTime);
     }
 

@@ -1,5 +1,7 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.processor.store.SegmentedStoreSpec;
+import dev.tspipe.processor.store.SegmentedStores;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -46,6 +48,13 @@ public final class TspipeTopology {
     private TspipeTopology() {
     }
 
+    /** The production topology: raw rows and rollups in time-segmented RocksDB stores. */
+    public static Topology build(PipelineConfig config) {
+        return build(config, (name, retention, segment) ->
+                SegmentedStores.supplier(SegmentedStoreSpec.of(name, retention, segment)));
+    }
+
+    /** The topology with another source of segmented stores (tests). */
     public static Topology build(PipelineConfig config, SegmentedStoreFactory segmentedStores) {
         StreamsBuilder builder = new StreamsBuilder();
         List<String> storeNames = new ArrayList<>();
@@ -108,9 +117,8 @@ public final class TspipeTopology {
                                                                         long retentionMs, long segmentMs) {
         // Changelogs: compacted so a row's newest value survives, and deleted after the lifecycle
         // (plus one segment) so that expired rows leave Kafka too; restoration skips what has expired.
-        Map<String, String> changelog = Map.of(
-                "cleanup.policy", "compact,delete",
-                "retention.ms", Long.toString(retentionMs + segmentMs));
+        Map<String, String> changelog = SegmentedStores.changelogConfig(
+                SegmentedStoreSpec.of(name, Duration.ofMillis(retentionMs), Duration.ofMillis(segmentMs)));
         return Stores.keyValueStoreBuilder(factory.supplier(name, Duration.ofMillis(retentionMs), Duration.ofMillis(segmentMs)),
                         Serdes.Bytes(), Serdes.ByteArray())
                 .withLoggingEnabled(changelog)

@@ -126,6 +126,25 @@ class IngestTopologyTest extends TopologyTestBase {
     }
 
     @Test
+    void aReadNeverReturnsAnExpiredRowEvenBeforeItsSegmentIsDropped() {
+        send(reading("d", "m", T0, 1.0));
+        long stillInside = T0 + java.time.Duration.ofDays(7).toMillis();
+        send(reading("d", "m", stillInside, 2.0));
+        assertThat(rawRow("d", "m", T0)).as("exactly at the lifecycle's edge").isNotNull();
+
+        send(reading("d", "m", stillInside + 1, 3.0));
+
+        assertThat(rawRow("d", "m", T0)).isNull();
+        List<Double> values = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> all = store(StoreNames.RAW).all()) {
+            all.forEachRemaining(kv -> values.add(dev.tspipe.processor.rows.RawRow.fromBytes(kv.value).value()));
+        }
+        assertThat(values).containsExactly(3.0, 2.0);
+        // Rollups have their own, longer lifecycle.
+        assertThat(rollup(RollupStep.MINUTE, "d", "m", RollupStep.MINUTE.bucketStart(T0)).count()).isEqualTo(1);
+    }
+
+    @Test
     void latestKeepsOneRowPerSeries() {
         send(reading("d", "a", T0, 1.0));
         send(reading("d", "b", T0 + 1, 2.0));

@@ -18,7 +18,6 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,10 +50,6 @@ abstract class TopologyTestBase {
         return new HashMap<>();
     }
 
-    /** The segmented stores the topology runs with. */
-    TspipeTopology.SegmentedStoreFactory segmentedStores() {
-        return (name, retention, segment) -> Stores.persistentKeyValueStore(name);
-    }
 
     @BeforeEach
     void startDriver() {
@@ -66,7 +61,7 @@ abstract class TopologyTestBase {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "tspipe-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        driver = new TopologyTestDriver(TspipeTopology.build(config, segmentedStores()), props);
+        driver = new TopologyTestDriver(TspipeTopology.build(config), props);
         readings = driver.createInputTopic(config.readingsTopic(), new ByteArraySerializer(), new ByteArraySerializer());
         dlq = driver.createOutputTopic(config.dlqTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         avro = new AvroSerializer<>();
