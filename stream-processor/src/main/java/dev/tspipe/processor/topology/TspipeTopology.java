@@ -1,7 +1,7 @@
 package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.SegmentedStoreSpec;
-import dev.tspipe.processor.store.SegmentedStores;
+import dev.tspipe.processor.store.LifecycleKeyValueStore;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -13,7 +13,6 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
@@ -39,10 +38,10 @@ import java.util.Map;
  */
 public final class TspipeTopology {
 
-    /** Where the time-segmented stores come from; the production one is RocksDB segments. */
+    /** Where the time-segmented stores come from; the production one is {@link LifecycleKeyValueStore#builder}. */
     @FunctionalInterface
     public interface SegmentedStoreFactory {
-        KeyValueBytesStoreSupplier supplier(String name, Duration retention, Duration segmentInterval);
+        StoreBuilder<KeyValueStore<Bytes, byte[]>> builder(SegmentedStoreSpec spec);
     }
 
     private TspipeTopology() {
@@ -50,8 +49,7 @@ public final class TspipeTopology {
 
     /** The production topology: raw rows and rollups in time-segmented RocksDB stores. */
     public static Topology build(PipelineConfig config) {
-        return build(config, (name, retention, segment) ->
-                SegmentedStores.supplier(SegmentedStoreSpec.of(name, retention, segment)));
+        return build(config, LifecycleKeyValueStore::builder);
     }
 
     /** The topology with another source of segmented stores (tests). */
@@ -115,13 +113,6 @@ public final class TspipeTopology {
 
     private static StoreBuilder<KeyValueStore<Bytes, byte[]>> segmented(SegmentedStoreFactory factory, String name,
                                                                         long retentionMs, long segmentMs) {
-        // Changelogs: compacted so a row's newest value survives, and deleted after the lifecycle
-        // (plus one segment) so that expired rows leave Kafka too; restoration skips what has expired.
-        Map<String, String> changelog = SegmentedStores.changelogConfig(
-                SegmentedStoreSpec.of(name, Duration.ofMillis(retentionMs), Duration.ofMillis(segmentMs)));
-        return Stores.keyValueStoreBuilder(factory.supplier(name, Duration.ofMillis(retentionMs), Duration.ofMillis(segmentMs)),
-                        Serdes.Bytes(), Serdes.ByteArray())
-                .withLoggingEnabled(changelog)
-                .withCachingEnabled();
+        return factory.builder(SegmentedStoreSpec.of(name, Duration.ofMillis(retentionMs), Duration.ofMillis(segmentMs)));
     }
 }

@@ -128,16 +128,22 @@ class IngestTopologyTest extends TopologyTestBase {
     @Test
     void aReadNeverReturnsAnExpiredRowEvenBeforeItsSegmentIsDropped() {
         send(reading("d", "m", T0, 1.0));
-        long stillInside = T0 + java.time.Duration.ofDays(7).toMillis();
+        long day = java.time.Duration.ofDays(1).toMillis();
+        for (int i = 1; i < 7; i++) {
+            send(reading("other", "m", T0 + i * day, i));   // stream time moves a day at a time (the future margin)
+        }
+        long stillInside = T0 + 7 * day;
         send(reading("d", "m", stillInside, 2.0));
+        assertThat(dlq.isEmpty()).isTrue();
         assertThat(rawRow("d", "m", T0)).as("exactly at the lifecycle's edge").isNotNull();
 
         send(reading("d", "m", stillInside + 1, 3.0));
 
         assertThat(rawRow("d", "m", T0)).isNull();
         List<Double> values = new ArrayList<>();
-        try (KeyValueIterator<Bytes, byte[]> all = store(StoreNames.RAW).all()) {
-            all.forEachRemaining(kv -> values.add(dev.tspipe.processor.rows.RawRow.fromBytes(kv.value).value()));
+        try (KeyValueIterator<Bytes, byte[]> series = store(StoreNames.RAW).prefixScan("d#m#",
+                new org.apache.kafka.common.serialization.StringSerializer())) {
+            series.forEachRemaining(kv -> values.add(dev.tspipe.processor.rows.RawRow.fromBytes(kv.value).value()));
         }
         assertThat(values).containsExactly(3.0, 2.0);
         // Rollups have their own, longer lifecycle.

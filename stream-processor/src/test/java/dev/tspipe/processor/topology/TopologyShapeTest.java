@@ -2,7 +2,6 @@ package dev.tspipe.processor.topology;
 
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyDescription;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -16,7 +15,7 @@ class TopologyShapeTest {
 
     private static TopologyDescription describe() {
         PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://shape"));
-        Topology topology = TspipeTopology.build(config, (name, retention, segment) -> Stores.persistentKeyValueStore(name));
+        Topology topology = TspipeTopology.build(config);
         return topology.describe();
     }
 
