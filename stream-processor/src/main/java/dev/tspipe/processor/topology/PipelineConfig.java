@@ -29,6 +29,7 @@ public final class PipelineConfig extends AbstractConfig {
     public static final String MAX_VALUE_BYTES = "tspipe.max.value.bytes";
     public static final String MULTI_TENANT = "tspipe.multi.tenant";
     public static final String SALT_KEYS = "tspipe.keys.salted";
+    public static final String ROCKSDB_MEMORY_BYTES = "tspipe.rocksdb.memory.bytes";
 
     private static final long DAY = Duration.ofDays(1).toMillis();
 
@@ -58,7 +59,10 @@ public final class PipelineConfig extends AbstractConfig {
                             + "Fixed for the life of the data.")
             .define(SALT_KEYS, Type.BOOLEAN, false, Importance.LOW,
                     "Prefix row keys with 4 hex chars of MD5(device) (Tablestore's hash prefix). "
-                            + "Fixed for the life of the data.");
+                            + "Fixed for the life of the data.")
+            .define(ROCKSDB_MEMORY_BYTES, Type.LONG, 256L * 1024 * 1024, Range.atLeast(16L * 1024 * 1024), Importance.MEDIUM,
+                    "Memory of all RocksDB instances of the process together: one shared block cache, with the "
+                            + "write buffers charged to it (docs/storage.md).");
 
     public PipelineConfig(Map<?, ?> originals) {
         super(DEFINITION, originals, false);
@@ -102,6 +106,10 @@ public final class PipelineConfig extends AbstractConfig {
 
     public int maxValueBytes() {
         return getInt(MAX_VALUE_BYTES);
+    }
+
+    public long rocksDbMemoryBytes() {
+        return getLong(ROCKSDB_MEMORY_BYTES);
     }
 
     public KeyLayout keyLayout() {

@@ -11,8 +11,7 @@ import dev.tspipe.processor.topology.DeadLetters;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.RollupStep;
 import dev.tspipe.processor.topology.StoreNames;
-import dev.tspipe.processor.topology.StreamsSettings;
-import dev.tspipe.processor.topology.TspipeTopology;
+import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -39,7 +38,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 /** Runs the real topology in a KafkaStreams instance against the embedded broker, and reads what it stored. */
 final class PipelineHarness {
@@ -77,15 +75,13 @@ final class PipelineHarness {
     }
 
     KafkaStreams start(Path stateDir) {
-        PipelineConfig config = config();
-        Properties props = new Properties();
-        props.putAll(StreamsSettings.defaults(config));
+        Map<String, Object> props = new HashMap<>();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
-        KafkaStreams streams = new KafkaStreams(TspipeTopology.build(config), props);
+        KafkaStreams streams = TspipeStreams.create(config(), props);
         streams.start();
         return streams;
     }
