@@ -41,7 +41,14 @@ public final class TspipeCommand implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(newCommandLine().execute(args));
+        CommandLine commandLine = newCommandLine();
+        try {
+            commandLine.setDefaultValueProvider(LayeredDefaults.forArgs(args, System.getenv()));
+        } catch (UserError e) {
+            commandLine.getErr().println("tspipe: " + e.getMessage());
+            System.exit(CommandLine.ExitCode.USAGE);
+        }
+        System.exit(commandLine.execute(args));
     }
 
     /** The configured command line, shared by {@link #main} and tests. */
