@@ -1,0 +1,63 @@
+package dev.tspipe.query;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.tspipe.processor.rows.LatestReading;
+import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.processor.rows.Rollup;
+
+import java.util.List;
+import java.util.Map;
+
+/** The JSON shapes of the API's answers (DESIGN §6), as records serialized by Jackson. */
+public final class Answers {
+
+    private Answers() {
+    }
+
+    /** One reading: {@code {"timestamp", "value", "tags"}}. */
+    public record Reading(long timestamp, double value, Map<String, String> tags) {
+        static Reading of(long timestamp, RawRow row) {
+            return new Reading(timestamp, row.value(), row.tags());
+        }
+    }
+
+    /** A page of readings, newest first unless {@code order} is {@code asc}. */
+    public record ReadingsPage(@JsonInclude(JsonInclude.Include.NON_NULL) String tenant, String device, String metric,
+                               long from, long to, String order, List<Reading> readings, String nextCursor) {
+    }
+
+    /** One rollup bucket: readings with timestamps in {@code [start, start + step)}. */
+    public record Bucket(long start, long count, double sum, double min, double max, double mean, double last,
+                         long lastTimestamp) {
+        static Bucket of(long start, Rollup rollup) {
+            return new Bucket(start, rollup.count(), rollup.sum(), rollup.min(), rollup.max(), rollup.mean(),
+                    rollup.last(), rollup.lastEpochMillis());
+        }
+    }
+
+    /** A page of rollup buckets of one step. */
+    public record RollupsPage(@JsonInclude(JsonInclude.Include.NON_NULL) String tenant, String device, String metric,
+                              String step, long from, long to, String order, List<Bucket> buckets, String nextCursor) {
+    }
+
+    /** The newest reading of a series. */
+    public record Latest(@JsonInclude(JsonInclude.Include.NON_NULL) String tenant, String device, String metric,
+                         long timestamp, double value, Map<String, String> tags) {
+    }
+
+    /** One metric of a device with its newest reading. */
+    public record DeviceMetric(String metric, Reading latest) {
+        static DeviceMetric of(String metric, LatestReading latest) {
+            return new DeviceMetric(metric, Reading.of(latest.epochMillis(), latest.row()));
+        }
+    }
+
+    /** The metrics of a device, by name. */
+    public record DeviceMetrics(@JsonInclude(JsonInclude.Include.NON_NULL) String tenant, String device,
+                                List<DeviceMetric> metrics) {
+    }
+
+    /** The body of every error answer. */
+    public record Error(String error, String message) {
+    }
+}

@@ -1,0 +1,47 @@
+package dev.tspipe.query;
+
+/**
+ * An answer other than 200 that the client can act on: HTTP status, a stable error code and a
+ * message that says what to fix. Rendered as {@code {"error": code, "message": message}}.
+ */
+public final class ApiException extends RuntimeException {
+
+    private final int status;
+    private final String code;
+    private final String retryAfterSeconds;
+
+    private ApiException(int status, String code, String message, String retryAfterSeconds) {
+        super(message, null, false, false);
+        this.status = status;
+        this.code = code;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    /** 400: a parameter is missing or malformed; the message names it and its accepted form. */
+    public static ApiException badParameter(String parameter, String message) {
+        return new ApiException(400, "bad-parameter", parameter + ": " + message, null);
+    }
+
+    /** 404: nothing is stored under what the request names. */
+    public static ApiException notFound(String code, String message) {
+        return new ApiException(404, code, message, null);
+    }
+
+    /** 503 with {@code Retry-After}: the data is not queryable right now (rebalance, restore). */
+    public static ApiException unavailable(String message) {
+        return new ApiException(503, "unavailable", message, "1");
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String code() {
+        return code;
+    }
+
+    /** The {@code Retry-After} header value, or null. */
+    public String retryAfterSeconds() {
+        return retryAfterSeconds;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.tspipe.query;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The meters of a query server: JVM and process, Kafka Streams' own metrics (Micrometer's
+ * {@link KafkaStreamsMetrics} binder), HTTP request timings by route and status, and tspipe's
+ * gauges and counters.
+ */
+final class QueryMetrics implements AutoCloseable {
+
+    private final MeterRegistry registry;
+    private final KafkaStreamsMetrics kafkaStreamsMetrics;
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+    private final Counter forwarded;
+    private final Counter stale;
+
+    QueryMetrics(MeterRegistry registry, KafkaStreams streams) {
+        this.registry = registry;
+        new ClassLoaderMetrics().bindTo(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        kafkaStreamsMetrics = new KafkaStreamsMetrics(streams);
+        kafkaStreamsMetrics.bindTo(registry);
+        for (String store : LocalPartitionStatistics.STORES) {
+            Gauge.builder("tspipe.store.rows", streams, s -> approximateRows(s, store))
+                    .description("Estimated rows of the store over this instance's active partitions (RocksDB estimate)")
+                    .tag("store", store).register(registry);
+        }
+        forwarded = Counter.builder("tspipe.query.forwarded").description("Queries forwarded to another instance")
+                .register(registry);
+        stale = Counter.builder("tspipe.query.stale").description("Queries answered from a standby replica here")
+                .register(registry);
+    }
+
+    private static double approximateRows(KafkaStreams streams, String store) {
+        try {
+            ReadOnlyKeyValueStore<Bytes, byte[]> all = streams.store(
+                    StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
+            return all.approximateNumEntries();
+        } catch (RuntimeException notQueryable) {
+            return Double.NaN;
+        }
+    }
+
+    void request(String method, String route, int status, float millis) {
+        Timer.builder("http.server.requests").description("HTTP requests answered by the query API")
+                .tag("method", method).tag("route", route).tag("status", Integer.toString(status))
+                .register(registry).record((long) (millis * 1_000_000), TimeUnit.NANOSECONDS);
+    }
+
+    void forwarded() {
+        forwarded.increment();
+    }
+
+    void stale() {
+        stale.increment();
+    }
+
+    @Override
+    public void close() {
+        kafkaStreamsMetrics.close();
+        gcMetrics.close();
+    }
+}

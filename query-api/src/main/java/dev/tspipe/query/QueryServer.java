@@ -1,0 +1,503 @@
+package dev.tspipe.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tspipe.processor.keys.InvalidKeyException;
+import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.RollupStep;
+import dev.tspipe.processor.topology.StoreNames;
+import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.SeriesRouting;
+import dev.tspipe.query.routing.Target;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The HTTP query API of one tspipe instance (DESIGN §6, {@code docs/query-api.md}), in the same
+ * process as its Kafka Streams instance. Any instance answers any query: it reads the partition
+ * that owns the series here, or forwards the request to the instance that owns it (one hop at
+ * most), or answers from a caught-up standby replica during a rebalance.
+ *
+ * <pre>{@code
+ * QueryServer server = QueryServer.builder()
+ *         .streams(kafkaStreams)          // application.server = the advertised host:port
+ *         .pipelineConfig(pipelineConfig)
+ *         .bindHost("0.0.0.0").port(8080)
+ *         .advertised(new HostInfo("127.0.0.1", 8080))
+ *         .start();
+ * }</pre>
+ */
+public final class QueryServer implements AutoCloseable {
+
+    /** Marks an answer served from a standby replica (or a restoring task); {@link #LAG_HEADER} says how far behind. */
+    public static final String STALE_HEADER = "X-Tspipe-Stale";
+    public static final String LAG_HEADER = "X-Tspipe-Lag";
+    /** The OpenAPI document, in the classpath and at {@code GET /openapi.json}. */
+    public static final String OPENAPI_RESOURCE = "/openapi.json";
+
+    private static final Logger LOG = LoggerFactory.getLogger(QueryServer.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String JSON_TYPE = "application/json";
+
+    private final Javalin http;
+    private final QueryMetrics metrics;
+    private final String url;
+
+    private QueryServer(Javalin http, QueryMetrics metrics, String url) {
+        this.http = http;
+        this.metrics = metrics;
+        this.url = url;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The port the server listens on (the chosen one when the builder was given port 0). */
+    public int port() {
+        return http.port();
+    }
+
+    /** The advertised base URL, e.g. {@code http://127.0.0.1:8080}. */
+    public String url() {
+        return url;
+    }
+
+    @Override
+    public void close() {
+        http.stop();
+        metrics.close();
+    }
+
+    /** Options of a query server; {@link #start()} binds the port and serves. */
+    public static final class Builder {
+        private KafkaStreams streams;
+        private PipelineConfig pipelineConfig;
+        private String bindHost = "0.0.0.0";
+        private int port = 8080;
+        private HostInfo advertised;
+        private MeterRegistry meterRegistry;
+        private long maxStandbyLag = 10_000;
+        private Duration connectTimeout = Duration.ofSeconds(2);
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        private Builder() {
+        }
+
+        /** The Kafka Streams instance of the topology, with {@code application.server} = {@link #advertised}. */
+        public Builder streams(KafkaStreams streams) {
+            this.streams = streams;
+            return this;
+        }
+
+        public Builder pipelineConfig(PipelineConfig pipelineConfig) {
+            this.pipelineConfig = pipelineConfig;
+            return this;
+        }
+
+        /** The interface to listen on; default {@code 0.0.0.0}. */
+        public Builder bindHost(String bindHost) {
+            this.bindHost = bindHost;
+            return this;
+        }
+
+        /** The port to listen on; 0 picks a free one. Default 8080. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** How other instances reach this one: the {@code application.server} of the streams instance. */
+        public Builder advertised(HostInfo advertised) {
+            this.advertised = advertised;
+            return this;
+        }
+
+        /** Where meters go; a {@link PrometheusMeterRegistry} is created when absent. {@code /metrics} needs a Prometheus one. */
+        public Builder meterRegistry(MeterRegistry meterRegistry) {
+            this.meterRegistry = meterRegistry;
+            return this;
+        }
+
+        /** The largest changelog lag, in records, of a standby replica that may answer; default 10,000. */
+        public Builder maxStandbyLag(long maxStandbyLag) {
+            if (maxStandbyLag < 0) {
+                throw new IllegalArgumentException("maxStandbyLag must be >= 0, was " + maxStandbyLag);
+            }
+            this.maxStandbyLag = maxStandbyLag;
+            return this;
+        }
+
+        /** Timeouts of requests forwarded to other instances; defaults 2 s to connect, 5 s in all. */
+        public Builder forwardTimeouts(Duration connect, Duration request) {
+            this.connectTimeout = Objects.requireNonNull(connect, "connect");
+            this.requestTimeout = Objects.requireNonNull(request, "request");
+            return this;
+        }
+
+        public QueryServer start() {
+            Objects.requireNonNull(streams, "streams");
+            Objects.requireNonNull(pipelineConfig, "pipelineConfig");
+            Objects.requireNonNull(advertised, "advertised");
+            MeterRegistry registry = meterRegistry != null ? meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            QueryMetrics metrics = new QueryMetrics(registry, streams);
+            Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics,
+                    new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag),
+                    new Forwarder(connectTimeout, requestTimeout));
+            Javalin http = Javalin.create(config -> {
+                config.startup.showJavalinBanner = false;
+                config.startup.showOldJavalinVersionWarning = false;
+                config.jetty.host = bindHost;
+                config.jetty.port = port;
+                config.jetty.threadPool = threadPool();
+                config.requestLogger.http((ctx, millis) ->
+                        metrics.request(ctx.method().name(), routeOf(ctx), ctx.statusCode(), millis));
+                routes.addTo(config);
+            });
+            try {
+                http.start();
+            } catch (RuntimeException e) {
+                metrics.close();
+                throw e;
+            }
+            QueryServer server = new QueryServer(http, metrics, "http://" + advertised.host() + ":" + advertised.port());
+            LOG.info("Query API listening on {}:{}, advertised as {}", bindHost, http.port(), server.url());
+            return server;
+        }
+
+        private static QueuedThreadPool threadPool() {
+            QueuedThreadPool pool = new QueuedThreadPool(32, 2);
+            pool.setName("query-api");
+            return pool;
+        }
+
+        private static String routeOf(Context ctx) {
+            try {
+                return ctx.endpoint().path;
+            } catch (RuntimeException unmatched) {
+                return "unmatched";
+            }
+        }
+    }
+
+    /** The endpoints: parameter parsing, routing plans and store reads put together. */
+    static final class Routes {
+        private final KafkaStreams streams;
+        private final KeyLayout layout;
+        private final MeterRegistry registry;
+        private final QueryMetrics metrics;
+        private final SeriesRouting routing;
+        private final Forwarder forwarder;
+        private final SeriesReader reader;
+        private final LocalPartitionStatistics statistics;
+
+        Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
+               SeriesRouting routing, Forwarder forwarder) {
+            this.streams = streams;
+            this.layout = layout;
+            this.registry = registry;
+            this.metrics = metrics;
+            this.routing = routing;
+            this.forwarder = forwarder;
+            this.reader = new SeriesReader(layout);
+            this.statistics = new LocalPartitionStatistics(streams, routing.self().host() + ":" + routing.self().port());
+        }
+
+        /** Every route, as {@code GET <path>}; the OpenAPI test compares it with the document. */
+        static final List<String> PATHS = List.of(
+                "/api/v1/series/{device}/{metric}/readings",
+                "/api/v1/series/{device}/{metric}/latest",
+                "/api/v1/series/{device}/{metric}/rollups",
+                "/api/v1/devices/{device}/metrics",
+                "/api/v1/stats/partitions",
+                "/health", "/ready", "/metrics", "/openapi.json");
+
+        void addTo(io.javalin.config.JavalinConfig config) {
+            config.routes.get(PATHS.get(0), this::readings);
+            config.routes.get(PATHS.get(1), this::latest);
+            config.routes.get(PATHS.get(2), this::rollups);
+            config.routes.get(PATHS.get(3), this::deviceMetrics);
+            config.routes.get(PATHS.get(4), this::partitionStatistics);
+            config.routes.get(PATHS.get(5), ctx -> json(ctx, 200, JSON.createObjectNode().put("status", "up")));
+            config.routes.get(PATHS.get(6), this::ready);
+            config.routes.get(PATHS.get(7), this::prometheus);
+            config.routes.get(PATHS.get(8), this::openApi);
+
+            config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
+            config.routes.exception(InvalidStateStoreException.class, (e, ctx) ->
+                    error(ctx, ApiException.unavailable("the store is not queryable right now (" + e.getMessage() + "); retry")));
+            config.routes.exception(HttpResponseException.class, (e, ctx) ->
+                    error(ctx, e.getStatus(), e.getStatus() == 404 ? "not-found" : "http-" + e.getStatus(), e.getMessage()));
+            config.routes.exception(Exception.class, (e, ctx) -> {
+                LOG.error("Query {} {} failed", ctx.method(), ctx.path(), e);
+                error(ctx, 500, "internal", "the server failed to answer; the error is logged on " + routing.self());
+            });
+            config.routes.error(404, ctx -> {
+                String body = ctx.result();
+                if (body == null || body.isEmpty()) {
+                    error(ctx, 404, "not-found", "no route " + ctx.method() + " " + ctx.path()
+                            + "; the routes are listed at GET /openapi.json");
+                }
+            });
+        }
+
+        // -----------------------------------------------------------------------------------
+        // Series endpoints
+
+        private void readings(Context ctx) {
+            SeriesId series = series(ctx);
+            PageRequest request = page(ctx, "readings", series);
+            routed(ctx, StoreNames.RAW, series.distributionKey(), stores -> reader.readings(stores, request));
+        }
+
+        private void rollups(Context ctx) {
+            SeriesId series = series(ctx);
+            RollupStep step = step(ctx.queryParam("step"));
+            PageRequest request = page(ctx, "rollups-" + step.label(), series);
+            routed(ctx, StoreNames.rollup(step), series.distributionKey(), stores -> reader.rollups(stores, step, request));
+        }
+
+        private void latest(Context ctx) {
+            SeriesId series = series(ctx);
+            routed(ctx, StoreNames.LATEST, series.distributionKey(), stores -> reader.latest(stores, series)
+                    .orElseThrow(() -> ApiException.notFound("unknown-series", "no reading of series '" + series.metric()
+                            + "' of device '" + series.device() + "' is stored; check the names "
+                            + "(GET /api/v1/devices/{device}/metrics lists a device's metrics)")));
+        }
+
+        private void deviceMetrics(Context ctx) {
+            String tenant = tenant(ctx);
+            String device = ctx.pathParam("device");
+            try {
+                RowKey.deviceRange(layout, tenant, device);
+            } catch (InvalidKeyException e) {
+                throw ApiException.badParameter("device", e.getMessage());
+            }
+            String distributionKey = tenant == null ? device : tenant + "/" + device;
+            routed(ctx, StoreNames.LATEST, distributionKey, stores -> {
+                Answers.DeviceMetrics answer = reader.deviceMetrics(stores, tenant, device);
+                if (answer.metrics().isEmpty()) {
+                    throw ApiException.notFound("unknown-device", "no reading of device '" + device + "' is stored");
+                }
+                return answer;
+            });
+        }
+
+        private SeriesId series(Context ctx) {
+            SeriesId series = new SeriesId(tenant(ctx), ctx.pathParam("device"), ctx.pathParam("metric"));
+            try {
+                RowKey.seriesPrefix(layout, series);
+            } catch (InvalidKeyException e) {
+                throw ApiException.badParameter("device/metric", e.getMessage());
+            }
+            return series;
+        }
+
+        private String tenant(Context ctx) {
+            String tenant = ctx.queryParam("tenant");
+            if (layout.multiTenant() && (tenant == null || tenant.isEmpty())) {
+                throw ApiException.badParameter("tenant", "this deployment is multi-tenant: add ?tenant=<tenant id>");
+            }
+            if (!layout.multiTenant() && tenant != null) {
+                throw ApiException.badParameter("tenant", "this deployment is single-tenant: remove the tenant parameter");
+            }
+            return tenant;
+        }
+
+        private static PageRequest page(Context ctx, String kind, SeriesId series) {
+            return PageRequest.parse(kind, series, ctx.queryParam("from"), ctx.queryParam("to"), ctx.queryParam("limit"),
+                    ctx.queryParam("order"), ctx.queryParam("cursor"));
+        }
+
+        static RollupStep step(String text) {
+            if (text == null || text.isEmpty()) {
+                throw ApiException.badParameter("step", "missing; use one of 1m, 1h, 1d");
+            }
+            try {
+                return RollupStep.fromLabel(text);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badParameter("step", "'" + text + "' is not a rollup step; use one of 1m, 1h, 1d");
+            }
+        }
+
+        /** Answers from the first target of the routing plan that can; 503 when none can. */
+        private void routed(Context ctx, String store, String distributionKey, Function<SeriesReader.Stores, Object> read) {
+            boolean forwarded = ctx.header(Forwarder.FORWARDED_HEADER) != null;
+            List<Target> plan = routing.plan(store, distributionKey.getBytes(StandardCharsets.UTF_8), forwarded);
+            for (Target target : plan) {
+                if (target instanceof Target.LocalActive active) {
+                    Optional<Object> answer = local(read, active.partition(), false);
+                    if (answer.isPresent()) {
+                        json(ctx, 200, answer.get());
+                        return;
+                    }
+                } else if (target instanceof Target.LocalStandby standby) {
+                    Optional<Object> answer = local(read, standby.partition(), true);
+                    if (answer.isPresent()) {
+                        metrics.stale();
+                        ctx.header(STALE_HEADER, "true");
+                        ctx.header(LAG_HEADER, Long.toString(standby.lag()));
+                        json(ctx, 200, answer.get());
+                        return;
+                    }
+                } else if (target instanceof Target.Remote remote) {
+                    String query = ctx.queryString();
+                    Optional<Forwarder.Answer> answer = forwarder.get(remote.host(), ctx.path() + (query == null ? "" : "?" + query));
+                    if (answer.isPresent()) {
+                        metrics.forwarded();
+                        Forwarder.Answer a = answer.get();
+                        a.headers().forEach((name, values) -> values.forEach(value -> ctx.header(name, value)));
+                        ctx.status(a.status()).result(a.body());
+                        return;
+                    }
+                }
+            }
+            throw ApiException.unavailable("no instance can answer for '" + distributionKey + "' right now (rebalancing, "
+                    + "or its replicas are more than the allowed lag behind); retry");
+        }
+
+        private Optional<Object> local(Function<SeriesReader.Stores, Object> read, int partition, boolean stale) {
+            try {
+                return Optional.of(read.apply(name -> store(name, partition, stale)));
+            } catch (InvalidStateStoreException notHere) {
+                return Optional.empty();
+            }
+        }
+
+        private ReadOnlyKeyValueStore<Bytes, byte[]> store(String name, int partition, boolean stale) {
+            StoreQueryParameters<ReadOnlyKeyValueStore<Bytes, byte[]>> parameters = StoreQueryParameters
+                    .fromNameAndType(name, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()).withPartition(partition);
+            return streams.store(stale ? parameters.enableStaleStores() : parameters);
+        }
+
+        // -----------------------------------------------------------------------------------
+        // Statistics, health, metrics, OpenAPI
+
+        /**
+         * Merges every instance's local statistics: this instance asks the others (with the
+         * forwarding header, which makes them answer with their own partitions only).
+         */
+        private void partitionStatistics(Context ctx) {
+            ObjectNode answer = JSON.createObjectNode();
+            ArrayNode partitions = answer.putArray("partitions");
+            ArrayNode instances = answer.putArray("instances");
+            List<JsonNode> all = new ArrayList<>();
+            statistics.collect().forEach(p -> all.add(JSON.valueToTree(p)));
+            instances.addObject().put("host", routing.self().host() + ":" + routing.self().port()).put("reachable", true);
+            if (ctx.header(Forwarder.FORWARDED_HEADER) == null) {
+                for (StreamsMetadata client : otherClients()) {
+                    HostInfo host = client.hostInfo();
+                    Optional<Forwarder.Answer> remote = forwarder.get(host, "/api/v1/stats/partitions");
+                    boolean reachable = false;
+                    if (remote.isPresent() && remote.get().status() == 200) {
+                        try {
+                            JsonNode body = JSON.readTree(remote.get().body());
+                            body.path("partitions").forEach(all::add);
+                            reachable = true;
+                        } catch (IOException e) {
+                            LOG.warn("Instance {} sent statistics that are not JSON: {}", host, e.toString());
+                        }
+                    }
+                    instances.addObject().put("host", host.host() + ":" + host.port()).put("reachable", reachable);
+                }
+            }
+            all.sort(Comparator.comparingInt(p -> p.path("partition").asInt()));
+            partitions.addAll(all);
+            json(ctx, 200, answer);
+        }
+
+        private List<StreamsMetadata> otherClients() {
+            try {
+                return streams.metadataForAllStreamsClients().stream()
+                        .filter(client -> !client.hostInfo().equals(routing.self())).toList();
+            } catch (RuntimeException notYet) {
+                return List.of();
+            }
+        }
+
+        private void ready(Context ctx) {
+            KafkaStreams.State state = streams.state();
+            if (state == KafkaStreams.State.RUNNING) {
+                json(ctx, 200, JSON.createObjectNode().put("status", "ready").put("streams", state.name()));
+            } else {
+                error(ctx, ApiException.unavailable("Kafka Streams is " + state + ", not RUNNING; retry"));
+            }
+        }
+
+        private void prometheus(Context ctx) {
+            if (!(registry instanceof PrometheusMeterRegistry prometheus)) {
+                throw ApiException.notFound("no-prometheus", "this server's meters go to a "
+                        + registry.getClass().getSimpleName() + ", not to a Prometheus registry");
+            }
+            ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(prometheus.scrape());
+        }
+
+        private void openApi(Context ctx) {
+            ctx.contentType(JSON_TYPE).result(openApiDocument());
+        }
+
+        static byte[] openApiDocument() {
+            try (InputStream in = QueryServer.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+                if (in == null) {
+                    throw new IllegalStateException(OPENAPI_RESOURCE + " is missing from the classpath");
+                }
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        // -----------------------------------------------------------------------------------
+
+        private static void json(Context ctx, int status, Object body) {
+            try {
+                ctx.status(status).contentType(JSON_TYPE).result(JSON.writeValueAsBytes(body));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        static void error(Context ctx, ApiException e) {
+            if (e.retryAfterSeconds() != null) {
+                ctx.header("Retry-After", e.retryAfterSeconds());
+            }
+            error(ctx, e.status(), e.code(), e.getMessage());
+        }
+
+        private static void error(Context ctx, int status, String code, String message) {
+            json(ctx, status, new Answers.Error(code, message));
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.tspipe.query;
+
+import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.KeyRange;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.processor.rows.LatestReading;
+import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.processor.topology.RollupStep;
+import dev.tspipe.processor.topology.StoreNames;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiFunction;
+
+/**
+ * Reads a series from the stores of one partition (local, active or standby): pure store logic,
+ * no routing and no HTTP. Every read is a range scan of the row keys of {@link RowKey}: forward
+ * for newest first (reversed timestamps), reverse for oldest first.
+ */
+public final class SeriesReader {
+
+    /** The stores of the partition that owns the series. */
+    @FunctionalInterface
+    public interface Stores {
+        ReadOnlyKeyValueStore<Bytes, byte[]> store(String name);
+    }
+
+    private final KeyLayout layout;
+
+    public SeriesReader(KeyLayout layout) {
+        this.layout = layout;
+    }
+
+    public Answers.ReadingsPage readings(Stores stores, PageRequest request) {
+        Page<Answers.Reading> page = page(stores.store(StoreNames.RAW), request,
+                (timestamp, value) -> Answers.Reading.of(timestamp, RawRow.fromBytes(value)));
+        requireKnownSeries(stores, request, page);
+        SeriesId series = request.series();
+        return new Answers.ReadingsPage(series.tenant(), series.device(), series.metric(), request.window().from(),
+                request.window().to(), request.order().label(), page.rows, page.nextCursor);
+    }
+
+    public Answers.RollupsPage rollups(Stores stores, RollupStep step, PageRequest request) {
+        Page<Answers.Bucket> page = page(stores.store(StoreNames.rollup(step)), request,
+                (start, value) -> Answers.Bucket.of(start, Rollup.fromBytes(value)));
+        requireKnownSeries(stores, request, page);
+        SeriesId series = request.series();
+        return new Answers.RollupsPage(series.tenant(), series.device(), series.metric(), step.label(),
+                request.window().from(), request.window().to(), request.order().label(), page.rows, page.nextCursor);
+    }
+
+    public Optional<Answers.Latest> latest(Stores stores, SeriesId series) {
+        byte[] value = stores.store(StoreNames.LATEST).get(Bytes.wrap(RowKey.seriesPrefix(layout, series)));
+        if (value == null) {
+            return Optional.empty();
+        }
+        LatestReading latest = LatestReading.fromBytes(value);
+        return Optional.of(new Answers.Latest(series.tenant(), series.device(), series.metric(), latest.epochMillis(),
+                latest.row().value(), latest.row().tags()));
+    }
+
+    /** The device's metrics with their newest readings: a scan of the latest store over the device's key range. */
+    public Answers.DeviceMetrics deviceMetrics(Stores stores, String tenant, String device) {
+        KeyRange range = RowKey.deviceRange(layout, tenant, device);
+        List<Answers.DeviceMetric> metrics = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> rows = stores.store(StoreNames.LATEST)
+                .range(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
+            while (rows.hasNext()) {
+                KeyValue<Bytes, byte[]> row = rows.next();
+                // Latest keys are series prefixes; with a timestamp appended they decode as row keys.
+                String metric = RowKey.fromBytes(RowKey.withTimestamp(row.key.get(), 0), layout).series().metric();
+                metrics.add(Answers.DeviceMetric.of(metric, LatestReading.fromBytes(row.value)));
+            }
+        }
+        return new Answers.DeviceMetrics(tenant, device, metrics);
+    }
+
+    private record Page<T>(List<T> rows, String nextCursor) {
+    }
+
+    private <T> Page<T> page(ReadOnlyKeyValueStore<Bytes, byte[]> store, PageRequest request,
+                             BiFunction<Long, byte[], T> decode) {
+        TimeWindow window = request.remaining();
+        List<T> rows = new ArrayList<>();
+        if (window.from() >= window.to()) {
+            return new Page<>(rows, null);
+        }
+        // The range's end is one byte longer than any key of the series, so never stored: Kafka
+        // Streams' inclusive upper bound then equals the range's exclusive one.
+        KeyRange range = RowKey.seriesRange(layout, request.series(), window.from(), window.to());
+        Bytes from = Bytes.wrap(range.from());
+        Bytes to = Bytes.wrap(range.toExclusive());
+        long lastTimestamp = -1;
+        boolean more = false;
+        try (KeyValueIterator<Bytes, byte[]> scan = request.order() == Order.DESC ? store.range(from, to) : store.reverseRange(from, to)) {
+            while (scan.hasNext()) {
+                KeyValue<Bytes, byte[]> row = scan.next();
+                if (rows.size() == request.limit()) {
+                    more = true;    // the limit+1st row: there is a next page
+                    break;
+                }
+                lastTimestamp = RowKey.fromBytes(row.key.get(), layout).epochMillis();
+                rows.add(decode.apply(lastTimestamp, row.value));
+            }
+        }
+        return new Page<>(rows, more ? request.nextCursor(lastTimestamp) : null);
+    }
+
+    /** An empty first page of a series that has no latest reading either: the series is unknown. */
+    private void requireKnownSeries(Stores stores, PageRequest request, Page<?> page) {
+        if (page.rows.isEmpty() && request.cursor() == null && latest(stores, request.series()).isEmpty()) {
+            throw ApiException.notFound("unknown-series", "no series '" + request.series().metric() + "' of device '"
+                    + request.series().device() + "'" + (request.series().tenant() == null ? "" : " of tenant '"
+                    + request.series().tenant() + "'") + " is stored; check the names (GET /api/v1/devices/{device}/metrics lists a device's metrics)");
+        }
+    }
+}

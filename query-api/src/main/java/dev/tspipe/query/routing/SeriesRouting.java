@@ -1,0 +1,132 @@
+package dev.tspipe.query.routing;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.LagInfo;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Decides where the data of a distribution key (a device, or {@code tenant/device}) is read: the
+ * routing half of Confluent's {@code MetadataService}, apart from HTTP and from store reads.
+ *
+ * <p>The partition is the input topic's: Kafka Streams' {@code queryMetadataForKey} hashes the
+ * key's bytes with the producers' default partitioner (murmur2). A plan is an ordered list of
+ * {@link Target}s; the caller tries them in turn until one answers:
+ * <ol>
+ *   <li>the active task, here ({@link Target.LocalActive}) or on its host ({@link Target.Remote});</li>
+ *   <li>a local standby replica whose changelog lag is at most {@code maxStandbyLag} records;</li>
+ *   <li>the standby hosts of the partition.</li>
+ * </ol>
+ * A request that was forwarded to this instance gets a local-only plan, so a request is
+ * forwarded at most once.
+ */
+public final class SeriesRouting {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SeriesRouting.class);
+
+    private final KafkaStreams streams;
+    private final HostInfo self;
+    private final String inputTopic;
+    private final long maxStandbyLag;
+    private final AtomicInteger partitionCount = new AtomicInteger();
+
+    public SeriesRouting(KafkaStreams streams, HostInfo self, String inputTopic, long maxStandbyLag) {
+        this.streams = streams;
+        this.self = self;
+        this.inputTopic = inputTopic;
+        this.maxStandbyLag = maxStandbyLag;
+    }
+
+    public HostInfo self() {
+        return self;
+    }
+
+    /** The targets that can answer a read of {@code store} for {@code distributionKey}, best first; empty when none can. */
+    public List<Target> plan(String store, byte[] distributionKey, boolean forwarded) {
+        KeyQueryMetadata metadata = metadata(store, distributionKey);
+        OptionalInt partition = metadata.partition() >= 0 ? OptionalInt.of(metadata.partition()) : partitionOf(distributionKey);
+        List<Target> plan = new ArrayList<>();
+        if (partition.isEmpty()) {
+            return plan;
+        }
+        int p = partition.getAsInt();
+        HostInfo active = metadata.activeHost();
+        boolean activeKnown = active != null && active.port() > 0 && !metadata.equals(KeyQueryMetadata.NOT_AVAILABLE);
+        if (forwarded || !activeKnown || active.equals(self)) {
+            plan.add(new Target.LocalActive(p));
+        } else {
+            plan.add(new Target.Remote(active, false));
+        }
+        OptionalLong lag = localLag(store, p);
+        if (lag.isPresent() && lag.getAsLong() <= maxStandbyLag) {
+            plan.add(new Target.LocalStandby(p, lag.getAsLong()));
+        }
+        if (!forwarded) {
+            for (HostInfo standby : metadata.standbyHosts()) {
+                if (!standby.equals(self)) {
+                    plan.add(new Target.Remote(standby, true));
+                }
+            }
+        }
+        return plan;
+    }
+
+    private KeyQueryMetadata metadata(String store, byte[] key) {
+        try {
+            return streams.queryMetadataForKey(store, key, new ByteArraySerializer());
+        } catch (RuntimeException notYet) {
+            // Not started, or shutting down: no metadata, but the local copies may still answer.
+            LOG.debug("No query metadata for store {}: {}", store, notYet.toString());
+            return KeyQueryMetadata.NOT_AVAILABLE;
+        }
+    }
+
+    /** The partition by the producers' default partitioner, once the input topic's partition count is known. */
+    private OptionalInt partitionOf(byte[] key) {
+        int count = partitionCount.get();
+        if (count == 0) {
+            try {
+                for (StreamsMetadata client : streams.metadataForAllStreamsClients()) {
+                    for (TopicPartition tp : client.topicPartitions()) {
+                        if (tp.topic().equals(inputTopic)) {
+                            count = Math.max(count, tp.partition() + 1);
+                        }
+                    }
+                }
+            } catch (RuntimeException notYet) {
+                return OptionalInt.empty();
+            }
+            // Only a complete assignment names every partition; remember it, not a partial one.
+            if (count == 0 || streams.state() != KafkaStreams.State.RUNNING) {
+                return count == 0 ? OptionalInt.empty() : OptionalInt.of(Utils.toPositive(Utils.murmur2(key)) % count);
+            }
+            partitionCount.set(count);
+        }
+        return OptionalInt.of(Utils.toPositive(Utils.murmur2(key)) % count);
+    }
+
+    /** The changelog lag of this instance's copy of {@code store}'s partition, if it has one. */
+    private OptionalLong localLag(String store, int partition) {
+        try {
+            Map<Integer, LagInfo> lags = streams.allLocalStorePartitionLags().get(store);
+            LagInfo lag = lags == null ? null : lags.get(partition);
+            return lag == null ? OptionalLong.empty() : OptionalLong.of(lag.offsetLag());
+        } catch (RuntimeException unavailable) {
+            LOG.debug("No local lags for store {}: {}", store, unavailable.toString());
+            return OptionalLong.empty();
+        }
+    }
+}

@@ -1,0 +1,410 @@
+package dev.tspipe.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
+import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.RollupStep;
+import dev.tspipe.processor.topology.StoreNames;
+import dev.tspipe.processor.topology.TspipeStreams;
+import dev.tspipe.schemas.Reading;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import dev.tspipe.schemas.serde.AvroSerializer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two instances of one application (two Kafka Streams instances, two query servers, one standby
+ * replica each) on the embedded broker and registry: every series answers the same from either
+ * instance, pagination and windows are exact, and stopping one instance never yields a 500.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class TwoInstancesIT {
+
+    @RegisterExtension
+    static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+    private static final String APP = "query-it";
+    private static final String TOPIC = APP + "-readings";
+    private static final int PARTITIONS = 6;
+    private static final long BASE = Instant.parse("2026-11-01T00:00:00Z").toEpochMilli();
+    private static final String BIG_DEVICE = "device-big";
+    private static final String BIG_METRIC = "temperature";
+    private static final int BIG_READINGS = 1_050;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    @TempDir
+    static Path stateDir;
+
+    private static EmbeddedSchemaRegistry registry;
+    private static PipelineConfig config;
+    /** Expected readings per series ("device/metric"), by timestamp. */
+    private static final Map<String, TreeMap<Long, Double>> EXPECTED = new LinkedHashMap<>();
+    private static Instance a;
+    private static Instance b;
+
+    record Instance(KafkaStreams streams, QueryServer server) {
+        void stop() {
+            server.close();
+            streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                    .withTimeout(Duration.ofSeconds(30)));
+        }
+    }
+
+    record Answer(int status, JsonNode body, HttpResponse<String> raw) {
+        String header(String name) {
+            return raw.headers().firstValue(name).orElse(null);
+        }
+    }
+
+    @BeforeAll
+    static void startTwoInstances() throws Exception {
+        registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
+        KAFKA.broker().createTopic(TOPIC, PARTITIONS);
+        KAFKA.broker().createTopic(APP + "-dlq", 1);
+        config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
+                PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
+        produce();
+        a = start("a");
+        b = start("b");
+        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).until(() ->
+                a.streams().state() == KafkaStreams.State.RUNNING && b.streams().state() == KafkaStreams.State.RUNNING
+                        && allLatestStored(a) && allLatestStored(b));
+    }
+
+    @AfterAll
+    static void stopAll() {
+        for (Instance instance : new Instance[] {a, b}) {
+            if (instance != null) {
+                instance.stop();
+            }
+        }
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    private static Instance start(String name) throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Map<String, Object> props = new HashMap<>();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(name).toString());
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port);
+        KafkaStreams streams = TspipeStreams.create(config, props);
+        streams.start();
+        QueryServer server = QueryServer.builder().streams(streams).pipelineConfig(config)
+                .bindHost("127.0.0.1").port(port).advertised(new HostInfo("127.0.0.1", port)).start();
+        return new Instance(streams, server);
+    }
+
+    private static void produce() {
+        for (int d = 0; d < 20; d++) {
+            for (String metric : List.of("temperature", "humidity")) {
+                TreeMap<Long, Double> readings = new TreeMap<>();
+                for (int i = 0; i < 20; i++) {
+                    readings.put(BASE + i * 7_000L + d, d * 1_000 + metric.length() * 100 + i + 0.5);
+                }
+                EXPECTED.put(String.format("device-%02d", d) + "/" + metric, readings);
+            }
+        }
+        TreeMap<Long, Double> big = new TreeMap<>();
+        for (int i = 0; i < BIG_READINGS; i++) {
+            big.put(BASE + i * 1_000L, (double) i);
+        }
+        EXPECTED.put(BIG_DEVICE + "/" + BIG_METRIC, big);
+
+        Map<String, Object> producerConfig = KAFKA.broker().clientConfig();
+        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        AvroSerializer<Object> avro = new AvroSerializer<>();
+        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url()), false);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerConfig, new StringSerializer(), new ByteArraySerializer())) {
+            EXPECTED.forEach((series, readings) -> {
+                String device = series.substring(0, series.indexOf('/'));
+                String metric = series.substring(series.indexOf('/') + 1);
+                readings.forEach((timestamp, value) -> producer.send(new ProducerRecord<>(TOPIC, device,
+                        avro.serialize(TOPIC, Reading.newBuilder().setDeviceId(device).setMetric(metric)
+                                .setTimestamp(Instant.ofEpochMilli(timestamp)).setValue(value).build()))));
+            });
+            producer.flush();
+        }
+    }
+
+    private static boolean allLatestStored(Instance instance) throws Exception {
+        for (Map.Entry<String, TreeMap<Long, Double>> series : EXPECTED.entrySet()) {
+            Answer latest = get(instance, "/api/v1/series/" + series.getKey() + "/latest");
+            if (latest.status() != 200 || latest.body().get("timestamp").asLong() != series.getValue().lastKey()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static Answer get(Instance instance, String pathAndQuery) throws Exception {
+        HttpResponse<String> response = CLIENT.send(HttpRequest.newBuilder(URI.create(instance.server().url() + pathAndQuery))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        boolean json = response.headers().firstValue("Content-Type").orElse("").startsWith("application/json");
+        return new Answer(response.statusCode(), json ? JSON.readTree(response.body()) : null, response);
+    }
+
+    private static String readingsPath(String series, String query) {
+        return "/api/v1/series/" + series + "/readings?" + query;
+    }
+
+    /** The readings of an answer as timestamp -> value, in answer order. */
+    private static LinkedHashMap<Long, Double> readings(Answer answer) {
+        LinkedHashMap<Long, Double> readings = new LinkedHashMap<>();
+        answer.body().get("readings").forEach(r -> readings.put(r.get("timestamp").asLong(), r.get("value").asDouble()));
+        return readings;
+    }
+
+    @Test
+    @org.junit.jupiter.api.Order(1)
+    void everySeriesAnswersTheSameFromEitherInstanceAndAsProduced() throws Exception {
+        Set<HostInfo> owners = new HashSet<>();
+        for (Map.Entry<String, TreeMap<Long, Double>> series : EXPECTED.entrySet()) {
+            String path = readingsPath(series.getKey(), "limit=10000");
+            Answer fromA = get(a, path);
+            Answer fromB = get(b, path);
+            assertThat(fromA.status()).as(path).isEqualTo(200);
+            assertThat(fromB.body()).as(path).isEqualTo(fromA.body());
+            assertThat(fromA.header(QueryServer.STALE_HEADER)).isNull();
+            assertThat(new ArrayList<>(readings(fromA).keySet())).isEqualTo(new ArrayList<>(series.getValue().descendingKeySet()));
+            assertThat(readings(fromA)).isEqualTo(series.getValue());
+            assertThat(fromA.body().get("nextCursor").isNull()).isTrue();
+
+            String latestPath = "/api/v1/series/" + series.getKey() + "/latest";
+            assertThat(get(b, latestPath).body()).isEqualTo(get(a, latestPath).body());
+            assertThat(get(a, latestPath).body().get("value").asDouble()).isEqualTo(series.getValue().lastEntry().getValue());
+
+            String rollupPath = "/api/v1/series/" + series.getKey() + "/rollups?step=1m&order=asc&limit=10000";
+            Answer rollups = get(a, rollupPath);
+            assertThat(get(b, rollupPath).body()).isEqualTo(rollups.body());
+            Map<Long, long[]> expectedCounts = new TreeMap<>();
+            series.getValue().keySet().forEach(t -> expectedCounts.computeIfAbsent(RollupStep.MINUTE.bucketStart(t), s -> new long[1])[0]++);
+            Map<Long, Long> counts = new TreeMap<>();
+            rollups.body().get("buckets").forEach(bucket -> counts.put(bucket.get("start").asLong(), bucket.get("count").asLong()));
+            Map<Long, Long> expected = new TreeMap<>();
+            expectedCounts.forEach((start, count) -> expected.put(start, count[0]));
+            assertThat(counts).isEqualTo(expected);
+
+            String device = series.getKey().substring(0, series.getKey().indexOf('/'));
+            KeyQueryMetadata metadata = a.streams().queryMetadataForKey(StoreNames.RAW, device.getBytes(StandardCharsets.UTF_8),
+                    new ByteArraySerializer());
+            owners.add(metadata.activeHost());
+        }
+        // Both instances own series, so half of the answers above were forwarded and equal the owner's.
+        assertThat(owners).hasSize(2);
+        assertThat(get(a, "/metrics").raw().body()).containsPattern("tspipe_query_forwarded_total [1-9]");
+    }
+
+    @Test
+    @org.junit.jupiter.api.Order(2)
+    void pagesOfAHundredWalkTheBigSeriesWithoutGapOrRepeatInBothOrders() throws Exception {
+        TreeMap<Long, Double> expected = EXPECTED.get(BIG_DEVICE + "/" + BIG_METRIC);
+        for (String order : List.of("desc", "asc")) {
+            List<Long> seen = new ArrayList<>();
+            String cursor = null;
+            int pages = 0;
+            Instance[] alternate = {a, b};
+            do {
+                String query = "limit=100&order=" + order + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
+                Answer page = get(alternate[pages % 2], readingsPath(BIG_DEVICE + "/" + BIG_METRIC, query));
+                assertThat(page.status()).isEqualTo(200);
+                seen.addAll(readings(page).keySet());
+                cursor = page.body().get("nextCursor").isNull() ? null : page.body().get("nextCursor").asText();
+                pages++;
+                assertThat(readings(page)).hasSize(pages <= 10 ? 100 : 50);
+            } while (cursor != null);
+            assertThat(pages).isEqualTo(11);
+            List<Long> want = new ArrayList<>(order.equals("asc") ? expected.navigableKeySet() : expected.descendingKeySet());
+            assertThat(seen).as(order).isEqualTo(want);
+        }
+        // A page that ends exactly at the end of the data is the last page.
+        Answer exact = get(a, readingsPath(BIG_DEVICE + "/" + BIG_METRIC, "limit=1050"));
+        assertThat(readings(exact)).hasSize(1_050);
+        assertThat(exact.body().get("nextCursor").isNull()).isTrue();
+        Answer firstOfTwo = get(a, readingsPath(BIG_DEVICE + "/" + BIG_METRIC, "limit=1000"));
+        String next = firstOfTwo.body().get("nextCursor").asText();
+        Answer last = get(b, readingsPath(BIG_DEVICE + "/" + BIG_METRIC, "limit=1000&cursor=" + next));
+        assertThat(readings(last)).hasSize(50);
+        assertThat(last.body().get("nextCursor").isNull()).isTrue();
+        // The cursor is tied to its query.
+        Answer foreign = get(a, readingsPath("device-00/temperature", "cursor=" + next));
+        assertThat(foreign.status()).isEqualTo(400);
+        assertThat(foreign.body().get("message").asText()).startsWith("cursor: ");
+    }
+
+    @Test
+    @org.junit.jupiter.api.Order(3)
+    void timeWindowsAreExactAtTheEdges() throws Exception {
+        String series = BIG_DEVICE + "/" + BIG_METRIC;
+        long t5 = BASE + 5_000;
+        long t10 = BASE + 10_000;
+        assertThat(readings(get(a, readingsPath(series, "from=" + t5 + "&to=" + t10 + "&order=asc"))).keySet())
+                .containsExactly(t5, t5 + 1_000, t5 + 2_000, t5 + 3_000, t5 + 4_000);
+        assertThat(readings(get(b, readingsPath(series, "from=" + t5 + "&to=" + (t5 + 1)))).keySet()).containsExactly(t5);
+        assertThat(readings(get(a, readingsPath(series, "from=" + (t5 + 1) + "&to=" + (t5 + 1_000))))).isEmpty();
+        assertThat(readings(get(b, readingsPath(series, "from=" + (t5 - 1) + "&to=" + t5)))).isEmpty();
+        String iso = "from=" + Instant.ofEpochMilli(t5) + "&to=" + Instant.ofEpochMilli(t10);
+        assertThat(readings(get(a, readingsPath(series, iso))).keySet())
+                .containsExactly(t10 - 1_000, t10 - 2_000, t10 - 3_000, t10 - 4_000, t5);
+        // Rollup windows select buckets by their start: the minute starting at BASE + 60 s.
+        Answer minute = get(b, "/api/v1/series/" + series + "/rollups?step=1m&from=" + (BASE + 60_000) + "&to=" + (BASE + 60_001));
+        assertThat(minute.body().get("buckets")).hasSize(1);
+        JsonNode bucket = minute.body().get("buckets").get(0);
+        assertThat(bucket.get("count").asLong()).isEqualTo(60);
+        assertThat(bucket.get("min").asDouble()).isEqualTo(60);
+        assertThat(bucket.get("max").asDouble()).isEqualTo(119);
+        assertThat(bucket.get("last").asDouble()).isEqualTo(119);
+        assertThat(bucket.get("mean").asDouble()).isEqualTo(89.5);
+        assertThat(bucket.get("sum").asDouble()).isEqualTo(5_370);
+    }
+
+    @Test
+    @org.junit.jupiter.api.Order(4)
+    void deviceMetricsStatisticsAndErrorShapes() throws Exception {
+        for (Instance instance : new Instance[] {a, b}) {
+            Answer metrics = get(instance, "/api/v1/devices/device-03/metrics");
+            assertThat(metrics.status()).isEqualTo(200);
+            List<String> names = new ArrayList<>();
+            metrics.body().get("metrics").forEach(m -> names.add(m.get("metric").asText()));
+            assertThat(names).containsExactly("humidity", "temperature");
+            assertThat(metrics.body().get("metrics").get(0).get("latest").get("timestamp").asLong())
+                    .isEqualTo(EXPECTED.get("device-03/humidity").lastKey());
+
+            Answer unknown = get(instance, readingsPath("device-03/pressure", ""));
+            assertThat(unknown.status()).isEqualTo(404);
+            assertThat(unknown.body().get("error").asText()).isEqualTo("unknown-series");
+            assertThat(get(instance, "/api/v1/series/device-03/pressure/latest").status()).isEqualTo(404);
+            assertThat(get(instance, "/api/v1/devices/nobody/metrics").status()).isEqualTo(404);
+            Answer bad = get(instance, readingsPath("device-03/humidity", "limit=20000"));
+            assertThat(bad.status()).isEqualTo(400);
+            assertThat(bad.body().get("message").asText()).startsWith("limit: ");
+            assertThat(get(instance, "/ready").status()).isEqualTo(200);
+        }
+        Answer statistics = get(a, "/api/v1/stats/partitions");
+        assertThat(statistics.status()).isEqualTo(200);
+        Set<Integer> partitions = new HashSet<>();
+        Set<String> owners = new HashSet<>();
+        long latestRows = 0;
+        for (JsonNode partition : statistics.body().get("partitions")) {
+            partitions.add(partition.get("partition").asInt());
+            owners.add(partition.get("owner").asText());
+            assertThat(partition.get("stores").has(StoreNames.RAW)).isTrue();
+            latestRows += partition.get("stores").get(StoreNames.LATEST).get("rows").asLong();
+            for (JsonNode segment : partition.get("stores").get(StoreNames.RAW).get("segments")) {
+                assertThat(segment.get("endMillis").asLong()).isGreaterThan(segment.get("startMillis").asLong());
+            }
+        }
+        assertThat(partitions).hasSize(PARTITIONS);
+        assertThat(owners).containsExactlyInAnyOrder(a.server().url().substring(7), b.server().url().substring(7));
+        assertThat(latestRows).isPositive();
+    }
+
+    @Test
+    @org.junit.jupiter.api.Order(5)
+    void whenOneInstanceStopsTheSurvivorAnswersStaleOr503ButNever500ThenCompleteAgain() throws Exception {
+        Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
+        List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean polling = new AtomicBoolean(true);
+        List<String> seriesNames = new ArrayList<>(EXPECTED.keySet());
+        Thread poller = new Thread(() -> {
+            int i = 0;
+            while (polling.get()) {
+                String series = seriesNames.get(i++ % seriesNames.size());
+                try {
+                    Answer answer = get(a, readingsPath(series, "limit=10000"));
+                    statuses.merge(answer.status(), 1, Integer::sum);
+                    if (answer.status() == 503 && answer.header("Retry-After") == null) {
+                        problems.add("503 without Retry-After for " + series);
+                    } else if (answer.status() == 200 && "true".equals(answer.header(QueryServer.STALE_HEADER))
+                            && answer.header(QueryServer.LAG_HEADER) == null) {
+                        problems.add("stale answer without lag for " + series);
+                    } else if (answer.status() != 200 && answer.status() != 503) {
+                        problems.add(answer.status() + " for " + series + ": " + answer.raw().body());
+                    }
+                } catch (Exception e) {
+                    problems.add(series + ": " + e);
+                }
+            }
+        }, "failover-poller");
+        poller.start();
+        Thread.sleep(300);
+        b.stop();
+        b = null;
+        try {
+            await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).until(() ->
+                    a.streams().state() == KafkaStreams.State.RUNNING && allCompleteAndFresh(a));
+        } finally {
+            polling.set(false);
+            poller.join();
+        }
+        System.out.println("failover answers by status: " + statuses);
+        assertThat(problems).isEmpty();
+        assertThat(statuses.keySet()).isSubsetOf(200, 503);
+        Answer statistics = get(a, "/api/v1/stats/partitions");
+        assertThat(statistics.body().get("partitions")).hasSize(PARTITIONS);
+    }
+
+    private static boolean allCompleteAndFresh(Instance instance) throws Exception {
+        for (Map.Entry<String, TreeMap<Long, Double>> series : EXPECTED.entrySet()) {
+            Answer answer = get(instance, readingsPath(series.getKey(), "limit=10000&order=asc"));
+            if (answer.status() != 200 || answer.header(QueryServer.STALE_HEADER) != null
+                    || !readings(answer).equals(series.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
