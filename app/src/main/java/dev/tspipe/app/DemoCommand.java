@@ -2,7 +2,9 @@ package dev.tspipe.app;
 
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.processor.topology.Topics;
 
+import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -11,6 +13,7 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 
 /**
@@ -51,6 +54,14 @@ final class DemoCommand implements Callable<Integer> {
             description = "HTTP port of the schema registry (default: ${DEFAULT-VALUE}).")
     int registryPort;
 
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
+            description = "HTTP port of the query API (default: ${DEFAULT-VALUE}).")
+    int httpPort;
+
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "6",
+            description = "Partitions of the readings topic when the demo creates it (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "data",
             description = "Folder for all demo data; kept between runs (default: ./${DEFAULT-VALUE}).")
     Path dataDir;
@@ -63,6 +74,7 @@ final class DemoCommand implements Callable<Integer> {
         requireFreePort(kafkaPort, "--kafka-port");
         requireFreePort(controllerPort, "--controller-port");
         requireFreePort(registryPort, "--registry-port");
+        requireFreePort(httpPort, "--http-port");
         Path kafkaDir = dataDir.resolve("kafka").toAbsolutePath().normalize();
 
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
@@ -77,12 +89,21 @@ final class DemoCommand implements Callable<Integer> {
                     .port(registryPort)
                     .start());
 
+            kafka.createTopic(Topics.READINGS, partitions);
+            kafka.createTopic(Topics.READINGS_DLQ, 1);
+            TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(new TspipeNode.Settings(
+                    kafka.bootstrapServers(), registry.url(), "tspipe-demo", EmbeddedKafka.HOST, httpPort, EmbeddedKafka.HOST,
+                    dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
+                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties())));
+
             PrintWriter out = spec.commandLine().getOut();
             out.println();
             out.println("tspipe demo is running");
             out.printf("  Kafka bootstrap servers  %s%n", kafka.bootstrapServers());
             out.printf("  Kafka data               %s%n", kafka.logDir());
             out.printf("  Schema registry          %s%n", registry.url());
+            out.printf("  Query API                %s/api/v1%n", node.url());
+            out.printf("  Metrics                  %s/metrics%n", node.url());
             out.println();
             out.println("Press Ctrl-C to stop.");
             out.flush();

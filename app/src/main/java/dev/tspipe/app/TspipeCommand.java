@@ -32,6 +32,7 @@ import picocli.CommandLine.Command;
         },
         subcommands = {
                 DemoCommand.class,
+                NodeCommand.class,
                 KeysCommand.class,
                 CommandLine.HelpCommand.class
         })

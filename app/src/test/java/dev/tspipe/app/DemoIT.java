@@ -57,12 +57,18 @@ class DemoIT {
         int kafkaPort = freePort();
         int controllerPort = freePort();
         int registryPort = freePort();
+        int httpPort = freePort();
+        String queryUrl = "http://127.0.0.1:" + httpPort;
         String bootstrap = "127.0.0.1:" + kafkaPort;
         String registryUrl = "http://127.0.0.1:" + registryPort;
 
-        Process first = startDemo(kafkaPort, controllerPort, registryPort);
+        Process first = startDemo(kafkaPort, controllerPort, registryPort, httpPort);
         String banner = awaitLineContaining(first, registryUrl, Duration.ofSeconds(60));
         assertThat(banner).contains("Schema registry");
+        awaitReady(queryUrl + "/ready", Duration.ofSeconds(60));
+        HttpResponse<String> unknown = get(queryUrl + "/api/v1/series/no-such-device/temp/latest");
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("\"error\"");
         HttpResponse<String> subjects = get(registryUrl + "/subjects");
         assertThat(subjects.statusCode()).isEqualTo(200);
         assertThat(subjects.body()).isEqualTo("[]");
@@ -73,8 +79,9 @@ class DemoIT {
         produce(bootstrap, "demo-check", "hello");
         stopWithSigterm(first);
 
-        Process second = startDemo(kafkaPort, controllerPort, registryPort);
+        Process second = startDemo(kafkaPort, controllerPort, registryPort, httpPort);
         awaitLineContaining(second, registryUrl, Duration.ofSeconds(60));
+        awaitReady(queryUrl + "/ready", Duration.ofSeconds(30));
         assertThat(consumeAll(bootstrap, "demo-check")).containsExactly("hello");
         assertThat(get(registryUrl + "/subjects").body()).isEqualTo("[\"demo-check-value\"]");
         assertThat(get(registryUrl + "/schemas/ids/1").body()).isEqualTo("{\"schema\":\"\\\"string\\\"\"}");
@@ -91,7 +98,22 @@ class DemoIT {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private Process startDemo(int kafkaPort, int controllerPort, int registryPort) throws IOException {
+    private static void awaitReady(String url, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (get(url).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // the HTTP server is not up yet
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(url + " did not answer 200 within " + timeout);
+    }
+
+    private Process startDemo(int kafkaPort, int controllerPort, int registryPort, int httpPort) throws IOException {
         String jar = System.getProperty("tspipe.jar");
         assertThat(jar).as("failsafe passes the packaged jar's path").isNotBlank();
         Process process = new ProcessBuilder(
@@ -100,6 +122,7 @@ class DemoIT {
                 "--kafka-port", Integer.toString(kafkaPort),
                 "--controller-port", Integer.toString(controllerPort),
                 "--registry-port", Integer.toString(registryPort),
+                "--http-port", Integer.toString(httpPort),
                 "--data-dir", workDir.resolve("data").toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();

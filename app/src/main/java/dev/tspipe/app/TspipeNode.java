@@ -1,0 +1,138 @@
+package dev.tspipe.app;
+
+import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.TspipeStreams;
+import dev.tspipe.query.QueryServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One tspipe instance: the ingestion topology in Kafka Streams and the HTTP query server in
+ * the same process, with {@code application.server} set so that every instance can route a query
+ * to the owner of its data. Used by {@code tspipe node} and by {@code tspipe demo}.
+ */
+final class TspipeNode implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(TspipeNode.class);
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** What an instance needs to know; {@code extra} holds Kafka Streams and {@code tspipe.*} settings from the config file. */
+    record Settings(String bootstrapServers, String schemaRegistryUrl, String applicationId, String httpHost, int httpPort,
+                    String advertisedHost, String stateDir, String readingsTopic, String dlqTopic,
+                    String processingGuarantee, int threads, int standbyReplicas, Properties extra) {
+    }
+
+    private final KafkaStreams streams;
+    private final QueryServer server;
+
+    private TspipeNode(KafkaStreams streams, QueryServer server) {
+        this.streams = streams;
+        this.server = server;
+    }
+
+    static TspipeNode start(Settings settings) {
+        requireTopic(settings.bootstrapServers(), settings.readingsTopic());
+        Map<String, Object> pipeline = new HashMap<>();
+        Map<String, Object> streamsSettings = new HashMap<>();
+        settings.extra().forEach((key, value) -> {
+            if (key.toString().startsWith("tspipe.")) {
+                pipeline.put(key.toString(), value);
+            } else {
+                streamsSettings.put(key.toString(), value);
+            }
+        });
+        pipeline.put(PipelineConfig.SCHEMA_REGISTRY_URL, settings.schemaRegistryUrl());
+        pipeline.put(PipelineConfig.READINGS_TOPIC, settings.readingsTopic());
+        pipeline.put(PipelineConfig.DLQ_TOPIC, settings.dlqTopic());
+        PipelineConfig config = new PipelineConfig(pipeline);
+
+        streamsSettings.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
+        streamsSettings.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        streamsSettings.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir());
+        streamsSettings.put(StreamsConfig.APPLICATION_SERVER_CONFIG, settings.advertisedHost() + ":" + settings.httpPort());
+        streamsSettings.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, settings.processingGuarantee());
+        streamsSettings.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.threads());
+        streamsSettings.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.standbyReplicas());
+
+        KafkaStreams streams = TspipeStreams.create(config, streamsSettings);
+        QueryServer server;
+        try {
+            server = QueryServer.builder()
+                    .streams(streams)
+                    .pipelineConfig(config)
+                    .bindHost(settings.httpHost())
+                    .port(settings.httpPort())
+                    .advertised(new HostInfo(settings.advertisedHost(), settings.httpPort()))
+                    .start();
+        } catch (RuntimeException e) {
+            streams.close(CLOSE_TIMEOUT);
+            throw new UserError("could not start the HTTP server on " + settings.httpHost() + ":" + settings.httpPort()
+                    + " (" + e.getMessage() + "); choose another port with --http-port");
+        }
+        streams.start();
+        log.info("Node {} started: HTTP on {}, Kafka {}, state in {}", settings.applicationId(), server.url(),
+                settings.bootstrapServers(), settings.stateDir());
+        return new TspipeNode(streams, server);
+    }
+
+    String url() {
+        return server.url();
+    }
+
+    KafkaStreams streams() {
+        return streams;
+    }
+
+    /**
+     * Stops HTTP, then Kafka Streams, leaving the consumer group: the partitions move to the other
+     * instances at once (and a restarted instance is not kept waiting for the session timeout of
+     * its previous self).
+     */
+    @Override
+    public void close() {
+        server.close();
+        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(CLOSE_TIMEOUT));
+    }
+
+    private static void requireTopic(String bootstrapServers, String topic) {
+        Map<String, Object> config = Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        try (Admin admin = Admin.create(config)) {
+            Map<String, TopicDescription> topics = admin.describeTopics(List.of(topic)).allTopicNames().get(20, TimeUnit.SECONDS);
+            log.info("Input topic {} has {} partitions", topic, topics.get(topic).partitions().size());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                throw new UserError("the input topic '" + topic + "' does not exist on " + bootstrapServers
+                        + "; create it first, e.g. kafka-topics.sh --bootstrap-server " + bootstrapServers
+                        + " --create --topic " + topic + " --partitions 12");
+            }
+            throw new UserError("cannot reach Kafka at " + bootstrapServers + ": " + e.getCause().getMessage()
+                    + "; check --bootstrap-servers");
+        } catch (TimeoutException e) {
+            throw new UserError("Kafka at " + bootstrapServers + " did not answer within 20 s; check --bootstrap-servers");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UserError("interrupted while checking the input topic");
+        }
+    }
+}
