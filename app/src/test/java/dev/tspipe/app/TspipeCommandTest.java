@@ -48,6 +48,23 @@ class TspipeCommandTest {
     }
 
     @Test
+    void nodeHelpExplainsEveryWayToConfigureIt() {
+        Run run = run("node", "--help");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("--bootstrap-servers", "--schema-registry-url", "--http-port", "--state-dir",
+                "--config", "TSPIPE_HTTP_PORT", "Precedence");
+    }
+
+    @Test
+    void nodeRefusesAnUnknownProcessingGuaranteeBeforeConnectingAnywhere() {
+        Run run = run("node", "--processing-guarantee", "sometimes");
+
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("--processing-guarantee must be exactly_once_v2 or at_least_once");
+    }
+
+    @Test
     void anUnknownOptionIsAUsageErrorThatNamesIt() {
         Run run = run("demo", "--kafka-prot", "1");
 
