@@ -151,6 +151,11 @@ public final class ReadingGenerator implements Iterator<Reading> {
         return emitted;
     }
 
+    /** Readings generated so far, duplicates not counted: the readings that advanced event time. */
+    public long originals() {
+        return fresh;
+    }
+
     /** Always true: the sequence is endless. */
     @Override
     public boolean hasNext() {
