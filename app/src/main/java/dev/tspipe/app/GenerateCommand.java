@@ -96,6 +96,9 @@ final class GenerateCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Failed sends, without a single success, after which the generator stops. */
+    private static final int GIVE_UP_AFTER_FAILURES = 1_000;
+
     private volatile boolean stopRequested;
 
     @Override
@@ -114,7 +117,7 @@ final class GenerateCommand implements Callable<Integer> {
         StatusLine status = new StatusLine(err);
 
         try (ProcessLifecycle lifecycle = new ProcessLifecycle();
-             ReadingProducer producer = ReadingProducer.create(kafka.bootstrapServers, kafka.schemaRegistryUrl, topic)) {
+             ReadingProducer producer = kafka.connectedProducer(topic)) {
             lifecycle.register("generator", () -> {
                 stopRequested = true;
                 finished.await(30, TimeUnit.SECONDS);
@@ -131,7 +134,13 @@ final class GenerateCommand implements Callable<Integer> {
                         }
                     }
                     producer.send(generator.next());
-                    status.maybePrint(producer.counts());
+                    ReadingProducer.Counts counts = producer.counts();
+                    status.maybePrint(counts);
+                    if (counts.acknowledged() == 0 && counts.failed() >= GIVE_UP_AFTER_FAILURES) {
+                        throw new UserError(counts.failed() + " readings could not be written and none could (the log "
+                                + "says why): check the broker at " + kafka.bootstrapServers + " and the schema registry at "
+                                + kafka.schemaRegistryUrl);
+                    }
                 }
                 producer.flush();
                 status.print(producer.counts());

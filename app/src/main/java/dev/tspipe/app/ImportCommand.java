@@ -49,7 +49,7 @@ import java.util.concurrent.Callable;
                 "    device,metric,timestamp,value,tags",
                 "    sensor-1,temperature,2026-11-30T10:00:00Z,21.5,unit=°C;site=berlin",
                 "  A JSON Lines file:",
-                "    {\"device\":\"sensor-1\",\"metric\":\"temperature\",\"timestamp\":1764496800000,\"value\":21.5}"
+                "    {\"device\":\"sensor-1\",\"metric\":\"temperature\",\"timestamp\":1796032800000,\"value\":21.5}"
         })
 final class ImportCommand implements Callable<Integer> {
 
@@ -91,11 +91,18 @@ final class ImportCommand implements Callable<Integer> {
             options = options.withThreads(threads);
         }
         ImportSummary summary;
-        try (ReadingProducer producer = ReadingProducer.create(kafka.bootstrapServers, kafka.schemaRegistryUrl, topic)) {
-            summary = new FileImporter(producer, options).importFiles(files);
+        try {
+            FileImporter.checkFiles(files, format);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage() + "; nothing was imported");
         } catch (IOException e) {
+            throw new UserError(e.getMessage());
+        }
+        try (ReadingProducer producer = kafka.connectedProducer(topic)) {
+            summary = new FileImporter(producer, options).importFiles(files);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage() + "; nothing was imported");
+        } catch (IOException | IllegalStateException e) {
             throw new UserError(e.getMessage());
         }
         spec.commandLine().getOut().println(summary.describe());

@@ -27,7 +27,8 @@ import java.util.concurrent.Callable;
                         + "to the target topic unchanged: key, value, headers and timestamp, byte for byte. Per "
                         + "partition it starts at the first offset at or after --from (Kafka's offsetsForTimes) and "
                         + "stops at the first record at or after --to, or at the end of the partition as it was when "
-                        + "the replay started, so replaying a topic into itself ends.",
+                        + "the replay started, so replaying a topic into itself ends. When older readings were "
+                        + "written after newer ones (history imported into a live topic), give --scan-to-end.",
                 "",
                 "Safe to run twice: tspipe identifies a reading by (tenant, device, metric, timestamp), so a "
                         + "reading that arrives again changes no row and no counter.",
@@ -40,8 +41,10 @@ import java.util.concurrent.Callable;
                 "  tspipe replay --from 2026-11-01T00:00:00Z --to 2026-12-01T00:00:00Z \\",
                 "      --source-topic readings-archive",
                 "                                    a month from a long-retention archive topic",
-                "  tspipe replay --from 1764496800000 --to 1764500400000 --partitions 0,3 \\",
-                "      --max-lateness 1m             two partitions; readings up to 1 min late"
+                "  tspipe replay --from 1796032800000 --to 1796036400000 --partitions 0,3 \\",
+                "      --max-lateness 1m             two partitions; readings up to 1 min late",
+                "  tspipe replay --from 2026-01-01T00:00:00Z --to 2026-02-01T00:00:00Z --scan-to-end",
+                "                                    January, imported after newer data"
         })
 final class ReplayCommand implements Callable<Integer> {
 
@@ -64,9 +67,14 @@ final class ReplayCommand implements Callable<Integer> {
     List<Integer> partitions = List.of();
 
     @Option(names = "--max-lateness", paramLabel = "D", defaultValue = "0s", converter = DurationConverter.class,
-            description = "How late producers may have sent a reading, such as 1m: the scan starts that much before "
-                    + "--from and ends that much after --to, so late records of the range are found (default: ${DEFAULT-VALUE}).")
+            description = "How late producers may have sent a reading, such as 1m: the scan of a partition goes on "
+                    + "past records up to that much after --to, so late records of the range are found (default: ${DEFAULT-VALUE}).")
     Duration maxLateness;
+
+    @Option(names = "--scan-to-end",
+            description = "Read every partition to its end instead of stopping at the first record after the range: "
+                    + "exact whatever the order of timestamps, e.g. for history imported after newer data.")
+    boolean scanToEnd;
 
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]", defaultValue = "127.0.0.1:9092",
             description = "Kafka brokers to connect to (default: ${DEFAULT-VALUE}, the demo's broker).")
@@ -80,7 +88,7 @@ final class ReplayCommand implements Callable<Integer> {
         Replayer.Options options;
         try {
             options = new Replayer.Options(sourceTopic == null ? targetTopic : sourceTopic, targetTopic, from, to, partitions,
-                    maxLateness, true);
+                    maxLateness, scanToEnd, true);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }

@@ -46,6 +46,8 @@ import java.util.function.Consumer;
 public final class FileImporter {
 
     private static final Logger log = LoggerFactory.getLogger(FileImporter.class);
+    /** Failed sends, without a single success, after which the import stops: the target is unreachable or refuses everything. */
+    static final int GIVE_UP_AFTER_FAILURES = 1_000;
 
     /**
      * How to import.
@@ -104,18 +106,15 @@ public final class FileImporter {
      * Imports the files one after the other and waits until every reading is acknowledged or failed.
      *
      * @throws IOException              when a file cannot be read or the rejects file cannot be written
-     * @throws IllegalArgumentException when a CSV file's header is not valid (nothing of that file is imported)
+     * @throws IllegalArgumentException when a CSV file's header is not valid (nothing is imported then)
+     * @throws IllegalStateException    when {@value #GIVE_UP_AFTER_FAILURES} readings failed and none was written
      */
     public ImportSummary importFiles(List<Path> files) throws IOException {
         long started = System.nanoTime();
+        List<LineParser> parsers = parsers(files, options.format());
         long totalBytes = 0;
-        List<LineParser> parsers = new ArrayList<>();
         for (Path file : files) {
-            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
-                throw new IOException(file + " is not a readable file");
-            }
             totalBytes += Files.size(file);
-            parsers.add(parserFor(file));
         }
         AtomicLong lines = new AtomicLong();
         AtomicLong imported = new AtomicLong();
@@ -150,8 +149,30 @@ public final class FileImporter {
         }
     }
 
+    /**
+     * Checks that every file can be read and, for CSV, has a valid header, without sending
+     * anything: what {@link #importFiles} does first. Lets a caller fail before it connects.
+     *
+     * @throws IOException              when a file cannot be read
+     * @throws IllegalArgumentException when a CSV header is not valid
+     */
+    public static void checkFiles(List<Path> files, FileFormat format) throws IOException {
+        parsers(files, format);
+    }
+
+    private static List<LineParser> parsers(List<Path> files, FileFormat format) throws IOException {
+        List<LineParser> parsers = new ArrayList<>();
+        for (Path file : files) {
+            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+                throw new IOException(file + " is not a readable file");
+            }
+            parsers.add(parserFor(file, format));
+        }
+        return parsers;
+    }
+
     /** Reads a file's first line: its format, and for CSV the header, checked before anything is sent. */
-    private LineParser parserFor(Path file) throws IOException {
+    private static LineParser parserFor(Path file, FileFormat format) throws IOException {
         try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             long lineNumber = 0;
             String line;
@@ -160,7 +181,7 @@ public final class FileImporter {
                 if (line.isBlank()) {
                     continue;
                 }
-                if (options.format().resolve(file, line) == FileFormat.JSONL) {
+                if (format.resolve(file, line) == FileFormat.JSONL) {
                     return LineParser.jsonLines();
                 }
                 try {
@@ -228,6 +249,10 @@ public final class FileImporter {
         Collections.shuffle(readings, new Random(options.shuffleSeed() * 31 + chunk.index()));
         List<CompletableFuture<?>> sends = new ArrayList<>(readings.size());
         for (Reading reading : readings) {
+            if (imported.get() == 0 && failed.get() >= GIVE_UP_AFTER_FAILURES) {
+                throw new IllegalStateException(failed.get() + " readings could not be written and none could: the import "
+                        + "stops (the log has the first failures; check the brokers, the schema registry and the topic)");
+            }
             sends.add(producer.send(reading).whenComplete((metadata, error) -> {
                 if (error == null) {
                     imported.incrementAndGet();

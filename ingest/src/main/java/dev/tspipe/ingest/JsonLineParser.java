@@ -27,11 +27,11 @@ final class JsonLineParser implements LineParser {
             } catch (JsonProcessingException e) {
                 throw new InvalidLineException("not valid JSON (" + e.getOriginalMessage()
                         + "): each line must be one JSON object such as {\"device\":\"d1\",\"metric\":\"temperature\","
-                        + "\"timestamp\":1764496800000,\"value\":21.5}");
+                        + "\"timestamp\":1796032800000,\"value\":21.5}");
             }
             if (node == null || !node.isObject()) {
                 throw new InvalidLineException("not a JSON object: each line must be one object such as "
-                        + "{\"device\":\"d1\",\"metric\":\"temperature\",\"timestamp\":1764496800000,\"value\":21.5}");
+                        + "{\"device\":\"d1\",\"metric\":\"temperature\",\"timestamp\":1796032800000,\"value\":21.5}");
             }
             return new ParseResult.Parsed(lineNumber, ReadingFields.reading(
                     optionalText(node, ReadingFields.TENANT),
@@ -85,7 +85,7 @@ final class JsonLineParser implements LineParser {
             return ReadingFields.timestamp(value.textValue());
         }
         throw new InvalidLineException("timestamp " + value + " is not a time: write whole epoch milliseconds "
-                + "(1764496800000) or an ISO-8601 instant in quotes (\"2026-11-30T10:00:00Z\")");
+                + "(1796032800000) or an ISO-8601 instant in quotes (\"2026-11-30T10:00:00Z\")");
     }
 
     private static double value(JsonNode node) throws InvalidLineException {

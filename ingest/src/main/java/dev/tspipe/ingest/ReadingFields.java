@@ -40,11 +40,11 @@ final class ReadingFields {
         return text.trim();
     }
 
-    /** Epoch milliseconds ({@code 1764496800000}) or an ISO-8601 instant with a zone ({@code 2026-11-30T10:00:00Z}). */
+    /** Epoch milliseconds ({@code 1796032800000}) or an ISO-8601 instant with a zone ({@code 2026-11-30T10:00:00Z}). */
     static long timestamp(String text) throws InvalidLineException {
         String t = text == null ? "" : text.trim();
         if (t.isEmpty()) {
-            throw new InvalidLineException("timestamp is empty: write epoch milliseconds (1764496800000) "
+            throw new InvalidLineException("timestamp is empty: write epoch milliseconds (1796032800000) "
                     + "or an ISO-8601 instant (2026-11-30T10:00:00Z)");
         }
         long millis;
@@ -60,7 +60,7 @@ final class ReadingFields {
             } catch (DateTimeException | ArithmeticException e) {
                 String hint = t.matches("\\d{4}-\\d{2}-\\d{2}T[0-9:.]+") ? " (it has no zone: add Z for UTC or an offset such as +01:00)" : "";
                 throw new InvalidLineException("timestamp '" + t + "' is not a time" + hint
-                        + ": write epoch milliseconds (1764496800000) or an ISO-8601 instant (2026-11-30T10:00:00Z)");
+                        + ": write epoch milliseconds (1796032800000) or an ISO-8601 instant (2026-11-30T10:00:00Z)");
             }
         }
         if (millis < 0) {

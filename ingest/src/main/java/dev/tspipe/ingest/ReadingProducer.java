@@ -154,6 +154,18 @@ public final class ReadingProducer implements AutoCloseable {
         result.completeExceptionally(error);
     }
 
+    /**
+     * Checks that the brokers answer and the topic exists, waiting at most {@code max.block.ms}.
+     * Worth calling before a long run: with the brokers unreachable, every {@link #send} would block
+     * that long before it fails.
+     *
+     * @return the topic's number of partitions
+     * @throws org.apache.kafka.common.KafkaException when the brokers cannot be reached or the topic does not exist
+     */
+    public int awaitTopic() {
+        return producer.partitionsFor(topic).size();
+    }
+
     /** Sends everything buffered and waits until each send has completed (with success or failure). */
     public void flush() {
         producer.flush();

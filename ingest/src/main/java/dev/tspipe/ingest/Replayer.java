@@ -52,10 +52,11 @@ public final class Replayer {
      * @param toMillis    end of the range, exclusive
      * @param partitions  source partitions to replay; empty: all
      * @param maxLateness how far a record's timestamp may lag behind its neighbours' in the log
+     * @param untilEnd    read each partition to its end offset instead of stopping at the first record after the range
      * @param progressBar whether to draw a progress bar (only drawn on a terminal)
      */
     public record Options(String sourceTopic, String targetTopic, long fromMillis, long toMillis, List<Integer> partitions,
-                          Duration maxLateness, boolean progressBar) {
+                          Duration maxLateness, boolean untilEnd, boolean progressBar) {
 
         public Options {
             Objects.requireNonNull(sourceTopic, "sourceTopic");
@@ -72,19 +73,24 @@ public final class Replayer {
 
         /** All partitions of {@code sourceTopic}, no lateness, no progress bar. */
         public static Options of(String sourceTopic, String targetTopic, long fromMillis, long toMillis) {
-            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, List.of(), Duration.ZERO, false);
+            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, List.of(), Duration.ZERO, false, false);
         }
 
         public Options withPartitions(List<Integer> newPartitions) {
-            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, newPartitions, maxLateness, progressBar);
+            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, newPartitions, maxLateness, untilEnd, progressBar);
         }
 
         public Options withMaxLateness(Duration lateness) {
-            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, partitions, lateness, progressBar);
+            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, partitions, lateness, untilEnd, progressBar);
+        }
+
+        /** Reads every partition to its end offset: exact whatever the order of timestamps in the log. */
+        public Options scanningToEnd() {
+            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, partitions, maxLateness, true, progressBar);
         }
 
         public Options withProgressBar(boolean enabled) {
-            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, partitions, maxLateness, enabled);
+            return new Options(sourceTopic, targetTopic, fromMillis, toMillis, partitions, maxLateness, untilEnd, enabled);
         }
     }
 
@@ -107,8 +113,7 @@ public final class Replayer {
             List<TopicPartition> partitions = partitions(consumer, options);
             Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
             Map<TopicPartition, Long> query = new HashMap<>();
-            long scanFrom = Math.max(0, options.fromMillis() - options.maxLateness().toMillis());
-            partitions.forEach(tp -> query.put(tp, scanFrom));
+            partitions.forEach(tp -> query.put(tp, options.fromMillis()));
             Map<TopicPartition, OffsetAndTimestamp> starts = consumer.offsetsForTimes(query);
 
             Map<Integer, Long> counts = new TreeMap<>();
@@ -127,7 +132,7 @@ public final class Replayer {
             consumer.assign(remaining.keySet());
             remaining.keySet().forEach(tp -> consumer.seek(tp, starts.get(tp).offset()));
 
-            long stopAt = options.toMillis() + options.maxLateness().toMillis();
+            long stopAt = options.untilEnd() ? Long.MAX_VALUE : options.toMillis() + options.maxLateness().toMillis();
             AtomicLong failed = new AtomicLong();
             try (Progress progress = Progress.bar(options.progressBar(), "replay", total, "records", 1)) {
                 while (!remaining.isEmpty()) {

@@ -63,17 +63,17 @@ class LineParserTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-            "d-1,temperature,1764496800000                  | 3 columns, but the header",
-            "d-1,temperature,1764496800000,abc              | value 'abc' is not a number: write a decimal number",
-            "d-1,temperature,1764496800000,NaN              | not a finite number",
-            "d-1,temperature,1764496800000,                 | value is empty",
+            "d-1,temperature,1796032800000                  | 3 columns, but the header",
+            "d-1,temperature,1796032800000,abc              | value 'abc' is not a number: write a decimal number",
+            "d-1,temperature,1796032800000,NaN              | not a finite number",
+            "d-1,temperature,1796032800000,                 | value is empty",
             "d-1,temperature,yesterday,1                    | timestamp 'yesterday' is not a time: write epoch milliseconds",
             "d-1,temperature,2026-11-30T10:00:00,1          | it has no zone: add Z",
             "d-1,temperature,2026-13-30T10:00:00Z,1         | is not a time",
             "d-1,temperature,-5,1                           | before 1970",
-            ",temperature,1764496800000,1                   | device is empty",
-            "d-1, ,1764496800000,1                          | metric is empty",
-            "\"d-1,temperature,1764496800000,1              | quoted field is not closed",
+            ",temperature,1796032800000,1                   | device is empty",
+            "d-1, ,1796032800000,1                          | metric is empty",
+            "\"d-1,temperature,1796032800000,1              | quoted field is not closed",
     })
     void badCsvLinesAreRejectedWithTheirLineNumberAndWhatToFix(String line, String reason) {
         ParseResult.Rejected rejection = rejected(LineParser.csv("device,metric,timestamp,value").parse(42, line));
@@ -85,7 +85,7 @@ class LineParserTest {
     @Test
     void aBadTagIsRejected() {
         ParseResult.Rejected rejection = rejected(LineParser.csv("device,metric,timestamp,value,tags")
-                .parse(3, "d,m,1764496800000,1,unit"));
+                .parse(3, "d,m,1796032800000,1,unit"));
 
         assertThat(rejection.reason()).contains("tag 'unit' is not key=value");
     }
@@ -96,7 +96,7 @@ class LineParserTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no column 'timestamp'");
         assertThatThrownBy(() -> LineParser.csv("device,metric,timestamp,value,unit"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown column 'unit'");
-        assertThatThrownBy(() -> LineParser.csv("d-1,temperature,1764496800000,1"))
+        assertThatThrownBy(() -> LineParser.csv("d-1,temperature,1796032800000,1"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("first line of a CSV file must be this header");
     }
 
@@ -125,16 +125,16 @@ class LineParserTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-            "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1764496800000     | not valid JSON",
+            "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1796032800000     | not valid JSON",
             "[1,2,3]                                                              | not a JSON object",
             "{\"device\":\"d\",\"metric\":\"m\",\"value\":1}                      | field 'timestamp' is missing",
-            "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1764496800000,\"value\":\"1.5\"} | is not a JSON number: write it without quotes",
-            "{\"device\":7,\"metric\":\"m\",\"timestamp\":1764496800000,\"value\":1} | field 'device' is number 7, not a string",
+            "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1796032800000,\"value\":\"1.5\"} | is not a JSON number: write it without quotes",
+            "{\"device\":7,\"metric\":\"m\",\"timestamp\":1796032800000,\"value\":1} | field 'device' is number 7, not a string",
             "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1.5,\"value\":1}    | timestamp 1.5 is not a time",
             "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":\"noon\",\"value\":1} | timestamp 'noon' is not a time",
-            "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1764496800000,\"value\":1,\"tags\":[1]} | tags [1] is not an object",
-            "{\"device\":\"\",\"metric\":\"m\",\"timestamp\":1764496800000,\"value\":1} | device is empty",
-            "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1764496800000,\"value\":1} trailing | not valid JSON",
+            "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1796032800000,\"value\":1,\"tags\":[1]} | tags [1] is not an object",
+            "{\"device\":\"\",\"metric\":\"m\",\"timestamp\":1796032800000,\"value\":1} | device is empty",
+            "{\"device\":\"d\",\"metric\":\"m\",\"timestamp\":1796032800000,\"value\":1} trailing | not valid JSON",
     })
     void badJsonLinesAreRejectedWithTheirLineNumberAndWhatToFix(String line, String reason) {
         ParseResult.Rejected rejection = rejected(LineParser.jsonLines().parse(9, line));

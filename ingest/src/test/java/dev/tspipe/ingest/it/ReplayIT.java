@@ -147,6 +147,35 @@ class ReplayIT {
     }
 
     @Test
+    void historyWrittenAfterNewerDataIsFoundWhenScanningToTheEnd() {
+        String mixed = "mixed";
+        KAFKA.broker().createTopic(mixed, 1);
+        KAFKA.broker().createTopic("replayed-mixed", 1);
+        Map<String, Object> config = KAFKA.broker().clientConfig();
+        List<String> expected = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
+            // Live data after the range first, then history of the range imported later.
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>(mixed, 0, TO + 60_000 + i, ("live-" + i).getBytes(), new byte[] {1}));
+            }
+            for (int i = 0; i < 10; i++) {
+                long timestamp = FROM + i * 60_000L;
+                producer.send(new ProducerRecord<>(mixed, 0, timestamp, ("history-" + i).getBytes(), new byte[] {2}));
+                expected.add(TopicRecords.describe(("history-" + i).getBytes(), new byte[] {2}, List.of(), timestamp));
+            }
+            producer.flush();
+        }
+
+        ReplaySummary stopsEarly = replayer().replay(Replayer.Options.of(mixed, "replayed-mixed", FROM, TO));
+        assertThat(stopsEarly.replayed()).isZero();
+
+        ReplaySummary scanned = replayer().replay(Replayer.Options.of(mixed, "replayed-mixed", FROM, TO).scanningToEnd());
+        assertThat(scanned.replayed()).isEqualTo(10);
+        assertThat(TopicRecords.readAll(KAFKA.broker(), "replayed-mixed").stream().map(TopicRecords::describe).sorted().toList())
+                .isEqualTo(expected.stream().sorted().toList());
+    }
+
+    @Test
     void replayingTwiceLeavesThePipelinesTablesAsReplayingOnce() throws Exception {
         String applicationId = "replay-twice";
         String input = applicationId + "-readings";
