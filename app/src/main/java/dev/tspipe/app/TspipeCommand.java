@@ -23,6 +23,13 @@ import picocli.CommandLine.Command;
         footer = {
                 "  tspipe demo                       everything on this machine, data in ./data",
                 "  tspipe demo --kafka-port 19092    the same on other ports",
+                "  tspipe node --bootstrap-servers kafka:9092 --schema-registry-url http://registry:8081",
+                "                                    one instance against a real cluster",
+                "  tspipe generate --devices 200 --metrics 5 --rate 2000",
+                "                                    synthetic readings into the demo",
+                "  tspipe import history.csv         readings from a file",
+                "  tspipe replay --from 2026-11-30T10:00:00Z --to 2026-11-30T11:00:00Z",
+                "                                    an hour of readings again (backfill)",
                 "  tspipe keys encode sensor-1 temp 2023-11-14T22:13:20Z",
                 "                                    the row key of a reading",
                 "  tspipe keys decode 'sensor-1#temp#9223370336854775807'",
@@ -33,6 +40,9 @@ import picocli.CommandLine.Command;
         subcommands = {
                 DemoCommand.class,
                 NodeCommand.class,
+                GenerateCommand.class,
+                ImportCommand.class,
+                ReplayCommand.class,
                 KeysCommand.class,
                 CommandLine.HelpCommand.class
         })

@@ -1,0 +1,42 @@
+package dev.tspipe.app;
+
+import dev.tspipe.ingest.ReadingProducer;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
+import picocli.CommandLine.Option;
+
+import java.util.Map;
+
+/** Where Kafka and the schema registry are; the defaults are those of {@code tspipe demo}. */
+final class KafkaOptions {
+
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]", defaultValue = "127.0.0.1:9092",
+            description = "Kafka brokers to connect to (default: ${DEFAULT-VALUE}, the demo's broker).")
+    String bootstrapServers;
+
+    @Option(names = "--schema-registry-url", paramLabel = "URL", defaultValue = "http://127.0.0.1:8081",
+            description = {"Schema registry for the Avro values. Default:", "${DEFAULT-VALUE} (the demo's registry)."})
+    String schemaRegistryUrl;
+
+    /**
+     * A producer to {@code topic} whose brokers answered and whose topic exists; a user error
+     * that says what to check otherwise.
+     */
+    ReadingProducer connectedProducer(String topic) {
+        ReadingProducer producer = ReadingProducer.create(topic, Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AvroSerdeConfig.SCHEMA_REGISTRY_URL, schemaRegistryUrl,
+                // A command should not hang a minute per reading when the brokers are gone.
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000));
+        try {
+            producer.awaitTopic();
+            return producer;
+        } catch (KafkaException e) {
+            producer.close();
+            throw new UserError("cannot write to topic '" + topic + "' on " + bootstrapServers + " (" + e.getMessage()
+                    + "): is the broker running ('tspipe demo' starts one) and does the topic exist? "
+                    + "Set --bootstrap-servers and --topic otherwise");
+        }
+    }
+}
