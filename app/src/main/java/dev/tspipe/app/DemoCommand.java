@@ -58,6 +58,18 @@ final class DemoCommand implements Callable<Integer> {
             description = "HTTP port of the query API (default: ${DEFAULT-VALUE}).")
     int httpPort;
 
+    @Option(names = "--devices", paramLabel = "N", defaultValue = "200",
+            description = "Devices of the synthetic load (default: ${DEFAULT-VALUE}).")
+    int devices;
+
+    @Option(names = "--metrics", paramLabel = "N", defaultValue = "5",
+            description = "Metrics per device (default: ${DEFAULT-VALUE}).")
+    int metrics;
+
+    @Option(names = "--rate", paramLabel = "READINGS_PER_S", defaultValue = "2000",
+            description = "Readings per second of the synthetic load; 0 for none (default: ${DEFAULT-VALUE}).")
+    int rate;
+
     @Option(names = "--partitions", paramLabel = "N", defaultValue = "6",
             description = "Partitions of the readings topic when the demo creates it (default: ${DEFAULT-VALUE}).")
     int partitions;
@@ -96,7 +108,13 @@ final class DemoCommand implements Callable<Integer> {
                     dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
                     StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties())));
 
+            if (rate > 0) {
+                lifecycle.register("load generator", DemoLoad.start(kafka.bootstrapServers(), registry.url(),
+                        Topics.READINGS, devices, metrics, rate));
+            }
+
             PrintWriter out = spec.commandLine().getOut();
+            String api = node.url() + "/api/v1";
             out.println();
             out.println("tspipe demo is running");
             out.printf("  Kafka bootstrap servers  %s%n", kafka.bootstrapServers());
@@ -104,6 +122,13 @@ final class DemoCommand implements Callable<Integer> {
             out.printf("  Schema registry          %s%n", registry.url());
             out.printf("  Query API                %s/api/v1%n", node.url());
             out.printf("  Metrics                  %s/metrics%n", node.url());
+            out.printf("  Load                     %s%n", rate > 0
+                    ? String.format("%,d readings/s over %d devices x %d metrics", rate, devices, metrics) : "none (--rate 0)");
+            out.println();
+            out.println("Try:");
+            out.printf("  curl '%s/series/device-00001/temperature/latest'%n", api);
+            out.printf("  curl '%s/series/device-00001/temperature/readings?limit=5'%n", api);
+            out.printf("  curl '%s/series/device-00001/temperature/rollups?step=1m&limit=5'%n", api);
             out.println();
             out.println("Press Ctrl-C to stop.");
             out.flush();

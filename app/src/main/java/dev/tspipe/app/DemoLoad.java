@@ -1,0 +1,62 @@
+package dev.tspipe.app;
+
+import dev.tspipe.ingest.ReadingGenerator;
+import dev.tspipe.ingest.ReadingProducer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The demo's load generator: synthetic readings at a steady rate, in a background thread, until
+ * closed. Readings are timestamped from the moment the demo starts, so the series are "live".
+ */
+final class DemoLoad implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DemoLoad.class);
+
+    private final ReadingProducer producer;
+    private final Thread thread;
+    private volatile boolean stop;
+
+    private DemoLoad(ReadingProducer producer, ReadingGenerator generator, int rate) {
+        this.producer = producer;
+        this.thread = new Thread(() -> run(generator, rate), "demo-load");
+        thread.setDaemon(true);
+    }
+
+    static DemoLoad start(String bootstrapServers, String registryUrl, String topic, int devices, int metrics, int rate) {
+        ReadingGenerator generator = new ReadingGenerator(ReadingGenerator.Options.of(devices, metrics, rate, Instant.now()));
+        DemoLoad load = new DemoLoad(ReadingProducer.create(bootstrapServers, registryUrl, topic), generator, rate);
+        load.thread.start();
+        return load;
+    }
+
+    private void run(ReadingGenerator generator, int rate) {
+        long startNanos = System.nanoTime();
+        try {
+            while (!stop) {
+                long due = (long) ((System.nanoTime() - startNanos) / 1e9 * rate) + 1;
+                if (generator.originals() >= due) {
+                    TimeUnit.MILLISECONDS.sleep(2);
+                    continue;
+                }
+                producer.send(generator.next());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.error("The demo's load generator stopped", e);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stop = true;
+        thread.join(5_000);
+        producer.close();
+        ReadingProducer.Counts counts = producer.counts();
+        log.info("Demo load: {} readings sent, {} acknowledged, {} failed", counts.sent(), counts.acknowledged(), counts.failed());
+    }
+}
