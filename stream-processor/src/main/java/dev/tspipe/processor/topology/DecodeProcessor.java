@@ -30,6 +30,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     private final ReadingValidator validator;
     private ProcessorContext<byte[], Routed> context;
     private AvroDeserializer<GenericRecord> deserializer;
+    private PipelineMetrics metrics;
 
     DecodeProcessor(PipelineConfig config) {
         this.config = config;
@@ -39,6 +40,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     @Override
     public void init(ProcessorContext<byte[], Routed> context) {
         this.context = context;
+        this.metrics = new PipelineMetrics(context.metrics());
         this.deserializer = new AvroDeserializer<>();
         deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl()), false);
     }
@@ -52,6 +54,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             byte[] originalKey = originalKey(record);
             Headers headers = DeadLetters.annotate(record.headers(), rejected.reason(), rejected.message(), STAGE,
                     DeadLetters.sourceOf(record.headers(), here));
+            metrics.deadLetter(rejected.reason());
             context.forward(new Record<>(originalKey, new Routed(verdict, originalKey, value, null),
                     record.timestamp(), headers));
             return;

@@ -45,6 +45,7 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
     private KeyValueStore<Bytes, byte[]> streamTimeStore;
     private final Map<RollupStep, KeyValueStore<Bytes, byte[]>> rollups = new EnumMap<>(RollupStep.class);
     private long streamTime = NO_STREAM_TIME;
+    private PipelineMetrics metrics;
 
     IngestProcessor(PipelineConfig config) {
         this.config = config;
@@ -53,6 +54,7 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
     @Override
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
+        this.metrics = new PipelineMetrics(context.metrics());
         raw = context.getStateStore(StoreNames.RAW);
         latest = context.getStateStore(StoreNames.LATEST);
         streamTimeStore = context.getStateStore(StoreNames.STREAM_TIME);
@@ -94,9 +96,14 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
         byte[] newRow = reading.row().toBytes();
         byte[] oldBytes = raw.get(key);
         if (oldBytes != null && Arrays.equals(oldBytes, newRow)) {
+            metrics.duplicate();
             return;
         }
         raw.put(key, newRow);
+        metrics.stored();
+        if (oldBytes != null) {
+            metrics.corrected();
+        }
         RawRow old = oldBytes == null ? null : RawRow.fromBytes(oldBytes);
         byte[] seriesPrefix = RowKey.seriesPrefixOf(rowKey);
         for (RollupStep step : RollupStep.values()) {
@@ -165,6 +172,7 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
             var sourceKey = record.headers().lastHeader(DeadLetters.SOURCE_KEY);
             originalKey = sourceKey == null ? null : sourceKey.value();
         }
+        metrics.deadLetter(reason);
         context.forward(new Record<>(originalKey, routed.originalValue(), record.timestamp(), headers));
     }
 }

@@ -159,6 +159,29 @@ class DeadLetterTopologyTest extends TopologyTestBase {
     }
 
     @Test
+    void deadLettersAndStoredReadingsAreCountedByReason() {
+        readings.pipeInput(utf8("d"), "junk".getBytes());
+        readings.pipeInput(utf8("d"), "more junk".getBytes());
+        send(reading("d", "m", T0, Double.NaN));
+        send(reading("d", "m", T0, 1.0));
+        send(reading("d", "m", T0, 1.0));
+        send(reading("d", "m", T0, 2.0));
+
+        assertThat(counter("dead-letter-total", "undecodable")).isEqualTo(2.0);
+        assertThat(counter("dead-letter-total", "invalid-value")).isEqualTo(1.0);
+        assertThat(counter("stored-total", "readings")).isEqualTo(2.0);
+        assertThat(counter("duplicate-total", "readings")).isEqualTo(1.0);
+        assertThat(counter("corrected-total", "readings")).isEqualTo(1.0);
+    }
+
+    private double counter(String name, String tspipeId) {
+        return driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals(name) && tspipeId.equals(e.getKey().tags().get("tspipe-id")))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .sum();
+    }
+
+    @Test
     void badRecordsDoNotStopTheGoodOnes() {
         readings.pipeInput(utf8("d"), "junk".getBytes());
         send(reading("d", "m", T0, 4.0));
