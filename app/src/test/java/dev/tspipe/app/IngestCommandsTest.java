@@ -5,8 +5,6 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,38 +14,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The generate, import and replay commands: help, and the argument errors caught before Kafka is contacted. */
 class IngestCommandsTest {
 
-    private record Run(int exitCode, String out, String err) {
-    }
 
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = TspipeCommand.newCommandLine();
-        commandLine.setOut(new PrintWriter(out));
-        commandLine.setErr(new PrintWriter(err));
-        int exitCode = commandLine.execute(args);
-        return new Run(exitCode, out.toString(), err.toString());
-    }
 
     @Test
     void theTopLevelHelpListsTheNewCommands() {
-        assertThat(run("--help").out()).contains("generate", "import", "replay");
+        assertThat(CommandRun.of("--help").out()).contains("generate", "import", "replay");
     }
 
     @Test
     void everyCommandsHelpHasItsOptionsDefaultsAndExamples() {
-        assertThat(run("generate", "--help").out()).contains("--devices", "--metrics", "--rate", "--duration", "--start",
+        assertThat(CommandRun.of("generate", "--help").out()).contains("--devices", "--metrics", "--rate", "--duration", "--start",
                 "--out-of-order", "--duplicates", "--hot-devices", "--seed", "--topic", "127.0.0.1:9092",
                 "http://127.0.0.1:8081", "Examples:");
-        assertThat(run("import", "--help").out()).contains("FILE", "--format", "--rejects", "--threads", "rejects file",
+        assertThat(CommandRun.of("import", "--help").out()).contains("FILE", "--format", "--rejects", "--threads", "rejects file",
                 "Exit code", "Examples:");
-        assertThat(run("replay", "--help").out()).contains("--from", "--to", "--source-topic", "--target-topic",
+        assertThat(CommandRun.of("replay", "--help").out()).contains("--from", "--to", "--source-topic", "--target-topic",
                 "--partitions", "offsetsForTimes", "Safe to run twice", "Examples:");
     }
 
     @Test
     void nonsenseGeneratorOptionsAreAUsageError() {
-        Run run = run("generate", "--devices", "10", "--metrics", "2", "--rate", "100", "--duplicates", "2");
+        CommandRun run = CommandRun.of("generate", "--devices", "10", "--metrics", "2", "--rate", "100", "--duplicates", "2");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("duplicate probability must be between 0 and 1");
@@ -57,7 +44,7 @@ class IngestCommandsTest {
     void aCsvFileWithoutAUsableHeaderImportsNothingAndSaysWhatIsMissing(@TempDir Path dir) throws IOException {
         Path file = Files.writeString(dir.resolve("bad.csv"), "device,metric,value\nd,m,1\n");
 
-        Run run = run("import", file.toString(), "--bootstrap-servers", "127.0.0.1:1");
+        CommandRun run = CommandRun.of("import", file.toString(), "--bootstrap-servers", "127.0.0.1:1");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("no column 'timestamp'", "nothing was imported");
@@ -65,7 +52,7 @@ class IngestCommandsTest {
 
     @Test
     void aMissingFileIsAUsageError(@TempDir Path dir) {
-        Run run = run("import", dir.resolve("nope.csv").toString(), "--bootstrap-servers", "127.0.0.1:1");
+        CommandRun run = CommandRun.of("import", dir.resolve("nope.csv").toString(), "--bootstrap-servers", "127.0.0.1:1");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("nope.csv is not a readable file");
@@ -73,7 +60,7 @@ class IngestCommandsTest {
 
     @Test
     void anEmptyReplayRangeIsAUsageError() {
-        Run run = run("replay", "--from", "2026-11-30T11:00:00Z", "--to", "2026-11-30T10:00:00Z");
+        CommandRun run = CommandRun.of("replay", "--from", "2026-11-30T11:00:00Z", "--to", "2026-11-30T10:00:00Z");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("must be before --to");
@@ -87,6 +74,6 @@ class IngestCommandsTest {
         assertThat(converter.convert("10m")).isEqualTo(Duration.ofMinutes(10));
         assertThat(converter.convert("2h")).isEqualTo(Duration.ofHours(2));
         assertThat(converter.convert("PT1M")).isEqualTo(Duration.ofMinutes(1));
-        assertThat(run("replay", "--from", "0", "--to", "1", "--max-lateness", "soon").err()).contains("'soon' is not a duration");
+        assertThat(CommandRun.of("replay", "--from", "0", "--to", "1", "--max-lateness", "soon").err()).contains("'soon' is not a duration");
     }
 }

@@ -3,34 +3,12 @@ package dev.tspipe.app;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class KeysCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
 
-        /** The value of one line of the listing, e.g. {@code key}. */
-        String part(String label) {
-            return out.lines()
-                    .filter(line -> line.startsWith(label + " "))
-                    .map(line -> line.substring(label.length()).strip())
-                    .findFirst()
-                    .orElseThrow(() -> new AssertionError("no '" + label + "' line in:\n" + out));
-        }
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = TspipeCommand.newCommandLine();
-        commandLine.setOut(new PrintWriter(out));
-        commandLine.setErr(new PrintWriter(err));
-        int exitCode = commandLine.execute(args);
-        return new Run(exitCode, out.toString().replace(System.lineSeparator(), "\n"), err.toString());
-    }
 
     private static final String SENSOR_1_LISTING = """
             key        sensor-1#temp#9223370336854775807
@@ -44,7 +22,7 @@ class KeysCommandTest {
 
     @Test
     void encodePrintsTheKeyAndItsPartsAligned() {
-        Run run = run("keys", "encode", "sensor-1", "temp", "1700000000000");
+        CommandRun run = CommandRun.of("keys", "encode", "sensor-1", "temp", "1700000000000");
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).isEqualTo(SENSOR_1_LISTING);
@@ -53,7 +31,7 @@ class KeysCommandTest {
 
     @Test
     void anIsoInstantGivesTheSameKeyAsItsEpochMillis() {
-        Run run = run("keys", "encode", "sensor-1", "temp", "2023-11-14T22:13:20Z");
+        CommandRun run = CommandRun.of("keys", "encode", "sensor-1", "temp", "2023-11-14T22:13:20Z");
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).isEqualTo(SENSOR_1_LISTING);
@@ -61,7 +39,7 @@ class KeysCommandTest {
 
     @Test
     void decodePrintsTheParts() {
-        Run run = run("keys", "decode", "sensor-1#temp#9223370336854775807");
+        CommandRun run = CommandRun.of("keys", "decode", "sensor-1#temp#9223370336854775807");
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).isEqualTo(SENSOR_1_LISTING);
@@ -69,10 +47,10 @@ class KeysCommandTest {
 
     @Test
     void escapedSegmentsEncodeAsInTheCodecsExamplesAndDecodeBack() {
-        Run encoded = run("keys", "encode", "Café", "a b", "0");
+        CommandRun encoded = CommandRun.of("keys", "encode", "Café", "a b", "0");
 
         assertThat(encoded.part("key")).isEqualTo("Caf%C3%A9#a%20b#9223372036854775807");
-        Run decoded = run("keys", "decode", encoded.part("key"));
+        CommandRun decoded = CommandRun.of("keys", "decode", encoded.part("key"));
         assertThat(decoded.out()).isEqualTo(encoded.out());
         assertThat(decoded.part("device")).isEqualTo("Café");
         assertThat(decoded.part("metric")).isEqualTo("a b");
@@ -80,11 +58,11 @@ class KeysCommandTest {
 
     @Test
     void aTenantKeyRoundTripsAndItsTenantIsDetectedFromTheDelimiters() {
-        Run encoded = run("keys", "encode", "d", "m", "0", "--tenant", "acme");
+        CommandRun encoded = CommandRun.of("keys", "encode", "d", "m", "0", "--tenant", "acme");
 
         assertThat(encoded.exitCode()).isZero();
         assertThat(encoded.part("key")).isEqualTo("acme#d#m#9223372036854775807");
-        Run decoded = run("keys", "decode", "acme#d#m#9223372036854775807");
+        CommandRun decoded = CommandRun.of("keys", "decode", "acme#d#m#9223372036854775807");
         assertThat(decoded.exitCode()).isZero();
         assertThat(decoded.out()).isEqualTo(encoded.out());
         assertThat(decoded.part("tenant")).isEqualTo("acme");
@@ -92,12 +70,12 @@ class KeysCommandTest {
 
     @Test
     void aSaltedKeyRoundTripsWithItsSalt() {
-        Run encoded = run("keys", "encode", "sensor-000123", "temperature", "1700000000000", "--salted");
+        CommandRun encoded = CommandRun.of("keys", "encode", "sensor-000123", "temperature", "1700000000000", "--salted");
 
         String key = encoded.part("key");
         assertThat(key).matches("[0-9a-f]{4}#sensor-000123#temperature#9223370336854775807");
         assertThat(encoded.part("salt")).isEqualTo(key.substring(0, 4));
-        Run decoded = run("keys", "decode", key, "--salted");
+        CommandRun decoded = CommandRun.of("keys", "decode", key, "--salted");
         assertThat(decoded.exitCode()).isZero();
         assertThat(decoded.out()).isEqualTo(encoded.out());
         assertThat(decoded.part("tenant")).isEqualTo("(none)");
@@ -105,19 +83,19 @@ class KeysCommandTest {
 
     @Test
     void aSaltedMultiTenantKeyRoundTrips() {
-        Run encoded = run("keys", "encode", "Zürich 1", "temp", "2026-11-30T12:00:00Z", "--tenant", "acme", "--salted");
+        CommandRun encoded = CommandRun.of("keys", "encode", "Zürich 1", "temp", "2026-11-30T12:00:00Z", "--tenant", "acme", "--salted");
 
         assertThat(encoded.part("key")).matches("[0-9a-f]{4}#acme#Z%C3%BCrich%201#temp#\\d{19}");
-        Run decoded = run("keys", "decode", "--salted", encoded.part("key"));
+        CommandRun decoded = CommandRun.of("keys", "decode", "--salted", encoded.part("key"));
         assertThat(decoded.out()).isEqualTo(encoded.out());
         assertThat(decoded.part("timestamp")).isEqualTo("1796040000000 (2026-11-30T12:00:00Z)");
     }
 
     @Test
     void aSaltedKeyDecodedWithoutSaltedGetsAHint() {
-        String key = run("keys", "encode", "sensor-1", "temp", "0", "--salted").part("key");
+        String key = CommandRun.of("keys", "encode", "sensor-1", "temp", "0", "--salted").part("key");
 
-        Run run = run("keys", "decode", key);
+        CommandRun run = CommandRun.of("keys", "decode", key);
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.part("tenant")).isEqualTo(key.substring(0, 4));
@@ -126,7 +104,7 @@ class KeysCommandTest {
 
     @Test
     void aMalformedKeyIsOneLineWithItsByteOffsetAndAUsageExitCode() {
-        Run run = run("keys", "decode", "sensor-1#te%2mp#9223370336854775807");
+        CommandRun run = CommandRun.of("keys", "decode", "sensor-1#te%2mp#9223370336854775807");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.out()).isEmpty();
@@ -136,7 +114,7 @@ class KeysCommandTest {
 
     @Test
     void aKeyWithTooFewSegmentsIsReportedWhereItEnds() {
-        Run run = run("keys", "decode", "sensor-1#9223370336854775807");
+        CommandRun run = CommandRun.of("keys", "decode", "sensor-1#9223370336854775807");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("byte offset 28", "ends inside the metric segment");
@@ -144,7 +122,7 @@ class KeysCommandTest {
 
     @Test
     void anUnsaltedKeyDecodedAsSaltedIsReportedAtTheSalt() {
-        Run run = run("keys", "decode", "--salted", "sensor-1#temp#9223370336854775807");
+        CommandRun run = CommandRun.of("keys", "decode", "--salted", "sensor-1#temp#9223370336854775807");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("byte offset 0", "salt");
@@ -152,7 +130,7 @@ class KeysCommandTest {
 
     @Test
     void anEmptyDeviceIsRefusedWithAUsageExitCode() {
-        Run run = run("keys", "encode", "", "temp", "1700000000000");
+        CommandRun run = CommandRun.of("keys", "encode", "", "temp", "1700000000000");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.out()).isEmpty();
@@ -161,7 +139,7 @@ class KeysCommandTest {
 
     @Test
     void aTimeOutsideTheKeyRangeIsRefusedWithTheRange() {
-        Run run = run("keys", "encode", "d", "m", "-1");
+        CommandRun run = CommandRun.of("keys", "encode", "d", "m", "-1");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("timestamp -1 ms is outside the valid range");
@@ -169,7 +147,7 @@ class KeysCommandTest {
 
     @Test
     void aTimeThatIsNeitherMillisNorAnInstantIsAUsageErrorThatSaysWhatIsAccepted() {
-        Run run = run("keys", "encode", "d", "m", "yesterday");
+        CommandRun run = CommandRun.of("keys", "encode", "d", "m", "yesterday");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("TIME", "'yesterday'", "epoch milliseconds", "ISO-8601")
@@ -179,11 +157,11 @@ class KeysCommandTest {
 
     @Test
     void keysHelpListsItsCommandsAndExamplesAndTheTopLevelHelpListsKeys() {
-        Run keys = run("keys", "--help");
+        CommandRun keys = CommandRun.of("keys", "--help");
 
         assertThat(keys.exitCode()).isZero();
         assertThat(keys.out()).contains("Usage: tspipe keys", "encode", "decode", "Examples:");
-        assertThat(run("--help").out()).contains("keys", "tspipe keys encode", "tspipe keys decode");
-        assertThat(run("keys", "decode", "--help").out()).contains("--salted", "byte offset");
+        assertThat(CommandRun.of("--help").out()).contains("keys", "tspipe keys encode", "tspipe keys decode");
+        assertThat(CommandRun.of("keys", "decode", "--help").out()).contains("--salted", "byte offset");
     }
 }
