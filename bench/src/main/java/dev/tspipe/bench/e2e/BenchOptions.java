@@ -1,0 +1,125 @@
+package dev.tspipe.bench.e2e;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What one run of the end-to-end harness does; every option with its default. Parsed from
+ * {@code --name value} pairs; a bad value fails fast with a message that names the option.
+ *
+ * @param readings      readings preloaded into the input topic
+ * @param devices       distinct devices (the message key)
+ * @param metrics       metrics per device
+ * @param partitions    partitions of the input topic
+ * @param spanHours     event time the readings cover, ending 5 minutes before the run
+ * @param threads       stream threads of the baseline and of tspipe
+ * @param out           folder of the JSON result
+ * @param skipBaseline  skip the naive baseline
+ * @param skipQueries   skip the query-latency phase
+ * @param skipRestore   skip the restore phase
+ * @param queryRates    request rates of the query phase, per second
+ * @param querySeconds  duration of each (endpoint, target, rate) step
+ * @param profile       record a JFR profile of tspipe's catch-up and summarize it
+ * @param nodeJvmOptions JVM options of the child processes that run the applications
+ */
+record BenchOptions(long readings, int devices, int metrics, int partitions, int spanHours, int threads, Path out,
+                    boolean skipBaseline, boolean skipQueries, boolean skipRestore, List<Integer> queryRates,
+                    int querySeconds, boolean profile, List<String> nodeJvmOptions) {
+
+    static final String USAGE = """
+            java -cp bench/target/benchmarks.jar dev.tspipe.bench.e2e.EndToEndBenchmark [options]
+              --readings N        readings preloaded (2000000)
+              --devices D         devices (2000)
+              --metrics M         metrics per device (5)
+              --partitions P      partitions of the input topic (12)
+              --span-hours H      event time covered by the readings (3)
+              --threads T         stream threads of both applications (1)
+              --out DIR           folder of the JSON result (bench/results)
+              --query-rates LIST  request rates, per second (200,1000,5000)
+              --query-seconds S   seconds per query step (10)
+              --node-jvm-opts S   JVM options of the application processes, space-separated (-Xmx1g)
+              --skip-baseline --skip-queries --skip-restore --no-profile
+            """;
+
+    static BenchOptions defaults() {
+        return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, Path.of("bench", "results"), false, false, false,
+                List.of(200, 1_000, 5_000), 10, true, List.of("-Xmx1g"));
+    }
+
+    static BenchOptions parse(String... args) {
+        BenchOptions o = defaults();
+        long readings = o.readings;
+        int devices = o.devices;
+        int metrics = o.metrics;
+        int partitions = o.partitions;
+        int spanHours = o.spanHours;
+        int threads = o.threads;
+        Path out = o.out;
+        boolean skipBaseline = false;
+        boolean skipQueries = false;
+        boolean skipRestore = false;
+        List<Integer> rates = o.queryRates;
+        int querySeconds = o.querySeconds;
+        boolean profile = true;
+        List<String> jvm = o.nodeJvmOptions;
+        for (int i = 0; i < args.length; i++) {
+            String name = args[i];
+            switch (name) {
+                case "--skip-baseline" -> skipBaseline = true;
+                case "--skip-queries" -> skipQueries = true;
+                case "--skip-restore" -> skipRestore = true;
+                case "--no-profile" -> profile = false;
+                case "--help", "-h" -> throw new IllegalArgumentException("usage:\n" + USAGE);
+                default -> {
+                    if (i + 1 >= args.length) {
+                        throw new IllegalArgumentException(name + ": missing value (or unknown option)\nusage:\n" + USAGE);
+                    }
+                    String value = args[++i];
+                    switch (name) {
+                        case "--readings" -> readings = positiveLong(name, value);
+                        case "--devices" -> devices = positiveInt(name, value);
+                        case "--metrics" -> metrics = positiveInt(name, value);
+                        case "--partitions" -> partitions = positiveInt(name, value);
+                        case "--span-hours" -> spanHours = positiveInt(name, value);
+                        case "--threads" -> threads = positiveInt(name, value);
+                        case "--out" -> out = Path.of(value);
+                        case "--query-seconds" -> querySeconds = positiveInt(name, value);
+                        case "--query-rates" -> {
+                            List<Integer> parsed = new ArrayList<>();
+                            for (String rate : value.split(",")) {
+                                parsed.add(positiveInt(name, rate.trim()));
+                            }
+                            rates = List.copyOf(parsed);
+                        }
+                        case "--node-jvm-opts" -> jvm = value.isBlank() ? List.of() : Arrays.asList(value.trim().split("\\s+"));
+                        default -> throw new IllegalArgumentException("unknown option " + name + "\nusage:\n" + USAGE);
+                    }
+                }
+            }
+        }
+        return new BenchOptions(readings, devices, metrics, partitions, spanHours, threads, out, skipBaseline, skipQueries,
+                skipRestore, rates, querySeconds, profile, jvm);
+    }
+
+    private static long positiveLong(String name, String value) {
+        try {
+            long parsed = Long.parseLong(value.replace("_", ""));
+            if (parsed > 0) {
+                return parsed;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(name + ": expected a positive integer, got '" + value + "'");
+    }
+
+    private static int positiveInt(String name, String value) {
+        long parsed = positiveLong(name, value);
+        if (parsed > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(name + ": " + value + " is too large");
+        }
+        return (int) parsed;
+    }
+}
