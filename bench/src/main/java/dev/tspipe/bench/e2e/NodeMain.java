@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * runs in the harness's JVM). Driven over stdin/stdout by {@link NodeProcess}:
  *
  * <pre>
- * args:   mode(tspipe|baseline) bootstrap registryUrl applicationId stateDir inputTopic dlqTopic threads httpPort jfrFile|-
+ * args:   mode(tspipe|baseline) bootstrap registryUrl applicationId stateDir inputTopic dlqTopic threads httpPort jfrFile|- graceSeconds
  * stdout: STARTED | STATE RUNNING restoredRecords | JFR-DONE | CLOSED cpuNanos vmHwmKb droppedRecords
  * stdin:  jfr-stop | stop (or end of input)
  * </pre>
@@ -51,6 +51,7 @@ public final class NodeMain {
         int threads = Integer.parseInt(args[7]);
         int httpPort = Integer.parseInt(args[8]);
         String jfrFile = args[9];
+        Duration grace = Duration.ofSeconds(Long.parseLong(args[10]));
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
         Map<String, Object> streamsSettings = new HashMap<>();
@@ -67,7 +68,7 @@ public final class NodeMain {
         if (mode.equals("baseline")) {
             Properties props = new Properties();
             props.putAll(streamsSettings);
-            streams = new KafkaStreams(BaselineTopology.build(inputTopic, registryUrl), props);
+            streams = new KafkaStreams(BaselineTopology.build(inputTopic, registryUrl, grace), props);
         } else if (mode.equals("tspipe")) {
             PipelineConfig config = new PipelineConfig(Map.of(
                     PipelineConfig.SCHEMA_REGISTRY_URL, registryUrl,
@@ -116,14 +117,15 @@ public final class NodeMain {
                 out.println("JFR-DONE");
             }
         }
+        // Read before close, which removes the metrics: records dropped as too late for their window.
+        double dropped = streams.metrics().values().stream()
+                .filter(m -> m.metricName().name().equals("dropped-records-total"))
+                .mapToDouble(m -> ((Number) m.metricValue()).doubleValue()).sum();
         if (server != null) {
             server.close();
         }
         streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(Duration.ofSeconds(60)));
-        double dropped = streams.metrics().values().stream()
-                .filter(m -> m.metricName().name().equals("dropped-records-total"))
-                .mapToDouble(m -> ((Number) m.metricValue()).doubleValue()).sum();
         long cpu = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
         out.println("CLOSED " + cpu + " " + ProcessMemory.peakRssKb(ProcessHandle.current().pid()) + " " + (long) dropped);
     }

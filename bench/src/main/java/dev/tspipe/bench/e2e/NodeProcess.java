@@ -56,7 +56,7 @@ final class NodeProcess implements AutoCloseable {
      */
     static NodeProcess start(String name, List<String> jvmOptions, Path logFile, String mode, String bootstrap,
                              String registryUrl, String applicationId, Path stateDir, String inputTopic, String dlqTopic,
-                             int threads, int httpPort, Path jfrFile) {
+                             int threads, int httpPort, Path jfrFile, Duration grace) {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -64,7 +64,8 @@ final class NodeProcess implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(NodeMain.class.getName());
         command.addAll(List.of(mode, bootstrap, registryUrl, applicationId, stateDir.toString(), inputTopic, dlqTopic,
-                Integer.toString(threads), Integer.toString(httpPort), jfrFile == null ? "-" : jfrFile.toString()));
+                Integer.toString(threads), Integer.toString(httpPort), jfrFile == null ? "-" : jfrFile.toString(),
+                Long.toString(grace.toSeconds())));
         try {
             Process process = new ProcessBuilder(command)
                     .redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()))

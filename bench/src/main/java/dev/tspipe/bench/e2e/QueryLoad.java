@@ -22,12 +22,14 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class QueryLoad {
 
-    /** Latencies in milliseconds; errors are non-200 answers, failed requests and timeouts. */
+    /** Latencies in milliseconds; errors are non-200 answers, failed requests, timeouts and requests not sent (saturation). */
     record Result(long requests, long errors, double p50Ms, double p99Ms, double p999Ms, double maxMs) {
     }
 
     private static final int MAX_IN_FLIGHT = 2_048;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /** How long past its duration a step may run while the server is saturated. */
+    private static final Duration CUT_OFF = Duration.ofSeconds(3);
 
     private final HttpClient client = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -43,14 +45,21 @@ final class QueryLoad {
         long interval = TimeUnit.SECONDS.toNanos(1) / rate;
         long total = duration.toSeconds() * rate;
         long start = System.nanoTime();
+        long cutOff = start + duration.plus(CUT_OFF).toNanos();
+        long unsent = 0;
         for (long i = 0; i < total; i++) {
             long intended = start + i * interval;
             long wait = intended - System.nanoTime();
             if (wait > 0) {
                 LockSupport.parkNanos(wait);
             }
-            // Blocks when the server is too far behind; the intended time keeps the wait in the figures.
-            inFlight.acquireUninterruptibly();
+            // Waits when the server is too far behind (the intended time keeps the wait in the
+            // figures); a server that cannot keep up at all is given up on at the cut-off, and the
+            // requests not sent count as errors.
+            if (!acquire(inFlight, cutOff)) {
+                unsent = total - i;
+                break;
+            }
             HttpRequest request = HttpRequest.newBuilder(uris.get(random.nextInt(uris.size())))
                     .timeout(REQUEST_TIMEOUT).GET().build();
             client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, failure) -> {
@@ -63,8 +72,17 @@ final class QueryLoad {
         }
         inFlight.acquireUninterruptibly(MAX_IN_FLIGHT);
         inFlight.release(MAX_IN_FLIGHT);
-        return new Result(histogram.getTotalCount(), errors.get(),
+        return new Result(histogram.getTotalCount() + unsent, errors.get() + unsent,
                 histogram.getValueAtPercentile(50) / 1000.0, histogram.getValueAtPercentile(99) / 1000.0,
                 histogram.getValueAtPercentile(99.9) / 1000.0, histogram.getMaxValue() / 1000.0);
+    }
+
+    private static boolean acquire(Semaphore inFlight, long cutOff) {
+        try {
+            return inFlight.tryAcquire(Math.max(0, cutOff - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

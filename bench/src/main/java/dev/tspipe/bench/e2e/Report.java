@@ -25,10 +25,12 @@ final class Report {
                 "(" + limit.get("produceCpuSeconds") + " incl. broker)", "", "", "", limit.get("produceLoadAverage")));
         md.append(row("limit: plain consumer", limit.get("consumeReadingsPerSecond"), limit.get("consumeSeconds"),
                 "(" + limit.get("consumeCpuSeconds") + " incl. broker)", "", "", "", limit.get("consumeLoadAverage")));
-        for (String app : List.of("baseline", "tspipe")) {
+        for (String app : List.of("baseline", "baselineWithGrace", "tspipe")) {
             Map<String, Object> f = (Map<String, Object>) result.get(app);
             if (f != null) {
-                md.append(row(app + " catch-up (exactly-once)", f.get("catchUpReadingsPerSecond"), f.get("catchUpSeconds"),
+                String label = app.equals("baselineWithGrace") ? "baseline, grace " + f.get("graceSeconds") + " s" : app;
+                String state = Boolean.TRUE.equals(f.get("caughtUp")) ? "" : ", NOT caught up: " + f.get("readingsCommitted") + " committed in the time limit";
+                md.append(row(label + " catch-up (exactly-once; " + f.get("droppedRecords") + " dropped" + state + ")", f.get("catchUpReadingsPerSecond"), f.get("catchUpSeconds"),
                         f.get("cpuSeconds"), f.get("brokerCpuSeconds"), f.get("peakRssMiB"), f.get("stateBytesPerReading"),
                         f.get("loadAverageBefore") + " → " + f.get("loadAverageAfter")));
             }
