@@ -1,0 +1,111 @@
+package dev.tspipe.bench.e2e;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Decides when an application has caught up: the committed offsets of its consumer group on the
+ * input topic have reached the topic's end offsets, and on every other topic the group consumes
+ * (repartition topics) they are within one offset of the end: with exactly-once the last offset
+ * of a partition is a transaction marker, which a consumer skips without committing past it.
+ * Offsets are read from the broker, not from the application, which runs in another JVM.
+ */
+final class CatchUpMonitor {
+
+    static final Duration POLL = Duration.ofMillis(250);
+
+    private final Admin admin;
+    private final String inputTopic;
+
+    CatchUpMonitor(Admin admin, String inputTopic) {
+        this.admin = admin;
+        this.inputTopic = inputTopic;
+    }
+
+    /**
+     * How far a group got: {@code committed} input records (the input has no transactions, so
+     * offsets count records) of {@code total}, seen at {@code nanoTime}.
+     */
+    record Progress(long nanoTime, long committed, long total, boolean complete) {
+    }
+
+    /**
+     * Polls every 250 ms until the group has caught up or {@code timeout} has passed; then
+     * returns how far it got, so that a slow application still yields a throughput (committed
+     * records over the time) instead of stalling the run.
+     */
+    Progress awaitCaughtUp(String groupId, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (caughtUp(groupId)) {
+                long now = System.nanoTime();
+                long total = total();
+                return new Progress(now, total, total, true);
+            }
+            if (System.nanoTime() >= deadline) {
+                long now = System.nanoTime();
+                return new Progress(now, committedOnInput(groupId), total(), false);
+            }
+            try {
+                Thread.sleep(POLL.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + groupId, e);
+            }
+        }
+    }
+
+    private long total() {
+        return Offsets.endOffsets(admin, inputTopic).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private long committedOnInput(String groupId) {
+        try {
+            return admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)
+                    .entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(inputTopic) && e.getValue() != null)
+                    .mapToLong(e -> e.getValue().offset()).sum();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot read the committed offsets of " + groupId + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading offsets of " + groupId, e);
+        }
+    }
+
+    private boolean caughtUp(String groupId) {
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(groupId)
+                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+            committed.keySet().forEach(tp -> request.put(tp, OffsetSpec.latest()));
+            Map<TopicPartition, Long> inputEnds = Offsets.endOffsets(admin, inputTopic);
+            inputEnds.keySet().forEach(tp -> request.put(tp, OffsetSpec.latest()));
+            Map<TopicPartition, ListOffsetsResultInfo> ends = admin.listOffsets(request).all().get(10, TimeUnit.SECONDS);
+            for (Map.Entry<TopicPartition, ListOffsetsResultInfo> end : ends.entrySet()) {
+                OffsetAndMetadata offset = committed.get(end.getKey());
+                long position = offset == null ? 0 : offset.offset();
+                long slack = end.getKey().topic().equals(inputTopic) ? 0 : 1;
+                if (position < end.getValue().offset() - slack) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading offsets of " + groupId, e);
+        }
+    }
+}

@@ -1,0 +1,457 @@
+package dev.tspipe.bench.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tspipe.embedded.EmbeddedKafka;
+import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The end-to-end harness (docs/benchmarks.md): on one preloaded input topic of the embedded
+ * broker it measures the physical limit (plain producer, plain consumer), a naive Kafka Streams
+ * baseline ({@link BaselineTopology}) and tspipe's topology, each application in its own JVM
+ * ({@link NodeMain}); then query latency on an owner and through a forwarding instance, and a
+ * restore from the changelogs. Writes {@code <out>/e2e-<time>.json} and prints a markdown table.
+ */
+public final class EndToEndBenchmark {
+
+    static final String INPUT_TOPIC = "readings";
+    static final String DLQ_TOPIC = "readings-dlq";
+    private static final List<String> ENDPOINTS = List.of("latest", "readings?limit=100", "rollups?step=1h");
+
+    private final BenchOptions options;
+    private final String runId = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+    private final Map<String, Object> result = new LinkedHashMap<>();
+    private Path work;
+
+    EndToEndBenchmark(BenchOptions options) {
+        this.options = options;
+    }
+
+    public static void main(String[] args) {
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.out.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        EndToEndBenchmark bench = new EndToEndBenchmark(options);
+        Path file = bench.run(String.join(" ", args));
+        System.out.println(Report.markdown(bench.result));
+        System.out.println("Results: " + file);
+        System.exit(0);
+    }
+
+    /** Runs every phase; returns the JSON file written. */
+    Path run(String arguments) {
+        long wallStart = System.nanoTime();
+        try {
+            work = Files.createTempDirectory("tspipe-bench-");
+            Files.createDirectories(options.out());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the work or output folder", e);
+        }
+        result.put("run", runId);
+        result.put("command", "java -cp bench/target/benchmarks.jar " + getClass().getName() + (arguments.isEmpty() ? "" : " " + arguments));
+        result.put("machine", machine());
+        result.put("options", options);
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().logDir(work.resolve("kafka")).start();
+             EmbeddedSchemaRegistry registry = EmbeddedSchemaRegistry.builder().bootstrapServers(kafka.bootstrapServers()).start();
+             Admin admin = Admin.create(kafka.clientConfig())) {
+            kafka.createTopic(INPUT_TOPIC, options.partitions());
+            kafka.createTopic(DLQ_TOPIC, 1);
+            Context context = new Context(kafka.bootstrapServers(), registry.url(), admin);
+
+            InputData input = preload(context);
+            if (!options.skipBaseline()) {
+                result.put("baseline", catchUp(context, "baseline", Duration.ZERO, input));
+                if (options.baselineGraceSeconds() > 0) {
+                    result.put("baselineWithGrace", catchUp(context, "baseline", Duration.ofSeconds(options.baselineGraceSeconds()), input));
+                }
+            }
+            Map<String, Object> tspipe = catchUp(context, "tspipe", Duration.ZERO, input);
+            result.put("tspipe", tspipe);
+            result.put("ratios", ratios());
+        } finally {
+            deleteRecursively(work);
+        }
+        result.put("wallSeconds", seconds(System.nanoTime() - wallStart));
+        Path file = options.out().resolve("e2e-" + runId + ".json");
+        try {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), result);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
+    }
+
+    Map<String, Object> result() {
+        return result;
+    }
+
+    private record Context(String bootstrap, String registryUrl, Admin admin) {
+    }
+
+    private InputData preload(Context context) {
+        Map<String, Object> limit = new LinkedHashMap<>();
+        long generateStart = System.nanoTime();
+        InputData input = InputData.generate(Math.toIntExact(options.readings()), options.devices(), options.metrics(),
+                Duration.ofHours(options.spanHours()), context.registryUrl());
+        limit.put("generateSeconds", seconds(System.nanoTime() - generateStart));
+        limit.put("meanValueBytes", round(input.valueBytes() / (double) input.count(), 1));
+
+        String load = loadAverage();
+        long cpu = processCpuNanos();
+        long produceNanos = input.produce(context.bootstrap(), INPUT_TOPIC);
+        limit.put("produceSeconds", seconds(produceNanos));
+        limit.put("produceReadingsPerSecond", perSecond(input.count(), produceNanos));
+        limit.put("produceCpuSeconds", seconds(processCpuNanos() - cpu));
+        limit.put("produceLoadAverage", load);
+
+        Map<TopicPartition, Long> ends = Offsets.endOffsets(context.admin(), INPUT_TOPIC);
+        load = loadAverage();
+        cpu = processCpuNanos();
+        long consumeNanos = InputData.consumeAll(context.bootstrap(), INPUT_TOPIC, input.count(), ends);
+        limit.put("consumeSeconds", seconds(consumeNanos));
+        limit.put("consumeReadingsPerSecond", perSecond(input.count(), consumeNanos));
+        limit.put("consumeCpuSeconds", seconds(processCpuNanos() - cpu));
+        limit.put("consumeLoadAverage", load);
+        result.put("limit", limit);
+        return input;
+    }
+
+    /** Runs one application from an empty state until it has committed the whole input. */
+    private Map<String, Object> catchUp(Context context, String mode, Duration grace, InputData input) {
+        Map<String, Object> figures = new LinkedHashMap<>();
+        String name = grace.isZero() ? mode : mode + "-grace-" + grace.toSeconds() + "s";
+        String applicationId = "bench-" + name + "-" + runId;
+        Path stateDir = work.resolve(name + "-state");
+        boolean tspipe = mode.equals("tspipe");
+        int httpPort = tspipe ? freePort() : 0;
+        Path jfr = tspipe && options.profile() ? options.out().resolve("e2e-" + runId + "-tspipe-catch-up.jfr").toAbsolutePath() : null;
+        String load = loadAverage();
+        long phaseStart = System.nanoTime();
+        NodeProcess node = NodeProcess.start(name, options.nodeJvmOptions(), options.out().resolve("e2e-" + runId + "-" + name + ".log"),
+                mode, context.bootstrap(), context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC,
+                options.threads(), httpPort, jfr, grace);
+        try {
+            long start = System.nanoTime();
+            long nodeCpu = node.cpuNanos();
+            long harnessCpu = processCpuNanos();
+            CatchUpMonitor.Progress progress = new CatchUpMonitor(context.admin(), INPUT_TOPIC)
+                    .awaitCaughtUp(applicationId, Duration.ofSeconds(options.catchUpTimeoutSeconds()));
+            long end = progress.nanoTime();
+            long nodeCpuUsed = node.cpuNanos() - nodeCpu;
+            long harnessCpuUsed = processCpuNanos() - harnessCpu;
+            figures.put("applicationId", applicationId);
+            figures.put("graceSeconds", grace.toSeconds());
+            figures.put("caughtUp", progress.complete());
+            figures.put("readingsCommitted", progress.committed());
+            figures.put("catchUpSeconds", seconds(end - start));
+            figures.put("catchUpReadingsPerSecond", perSecond(progress.committed(), end - start));
+            figures.put("cpuSeconds", seconds(nodeCpuUsed));
+            figures.put("cpuMicrosPerReading", round(nodeCpuUsed / 1_000.0 / Math.max(1, progress.committed()), 2));
+            figures.put("brokerCpuSeconds", seconds(harnessCpuUsed));
+            figures.put("peakRssMiB", round(node.peakRssKb() / 1024.0, 1));
+            figures.put("loadAverageBefore", load);
+            figures.put("loadAverageAfter", loadAverage());
+            if (jfr != null) {
+                node.stopProfile();
+                ProfileSummary profile = ProfileSummary.of(jfr, 10);
+                figures.put("profile", Map.of("file", jfr.toString(), "executionSamples", profile.samples(),
+                        "nativeSamples", profile.nativeSamples(), "topSelf", profile.topSelf(), "topTotal", profile.topTotal(),
+                        "topNative", profile.topNative()));
+            }
+            figures.put("startToCaughtUpWallSeconds", seconds(end - phaseStart));
+            if (tspipe && !options.skipQueries()) {
+                long queriesStart = System.nanoTime();
+                figures.put("queries", queries(context, node, applicationId, httpPort, input));
+                figures.put("queriesWallSeconds", seconds(System.nanoTime() - queriesStart));
+                figures.put("peakRssWithQueriesMiB", round(node.peakRssKb() / 1024.0, 1));
+            }
+            long stopStart = System.nanoTime();
+            NodeProcess.Closed closed = node.stop();
+            figures.put("stopWallSeconds", seconds(System.nanoTime() - stopStart));
+            figures.put("droppedRecords", closed.droppedRecords());
+            long bytes = directoryBytes(stateDir);
+            figures.put("stateBytes", bytes);
+            figures.put("stateBytesPerReading", round(bytes / (double) Math.max(1, progress.committed()), 1));
+            if (tspipe && !options.skipRestore()) {
+                figures.put("restore", restore(context, applicationId, stateDir));
+            }
+            return figures;
+        } finally {
+            node.close();
+        }
+    }
+
+    private Map<String, Object> queries(Context context, NodeProcess owner, String applicationId, int ownerPort, InputData input) {
+        Map<String, Object> figures = new LinkedHashMap<>();
+        int forwarderPort = freePort();
+        long settleStart = System.nanoTime();
+        try (NodeProcess forwarder = NodeProcess.start("tspipe-forwarder", options.nodeJvmOptions(),
+                options.out().resolve("e2e-" + runId + "-tspipe-forwarder.log"), "tspipe", context.bootstrap(),
+                context.registryUrl(), applicationId, work.resolve("tspipe-forwarder-state"), INPUT_TOPIC, DLQ_TOPIC,
+                options.threads(), forwarderPort, null, Duration.ZERO)) {
+            forwarder.await("STATE RUNNING", Duration.ofMinutes(5));
+            awaitReady(ownerPort);
+            awaitReady(forwarderPort);
+            awaitIdle(List.of(owner, forwarder), Duration.ofSeconds(options.settleSeconds()));
+            figures.put("settleSeconds", seconds(System.nanoTime() - settleStart));
+
+            Map<Integer, Integer> ownerOfPartition = partitionOwners(ownerPort);
+            figures.put("partitionsOnFirstInstance", ownerOfPartition.values().stream().filter(p -> p == ownerPort).count());
+            Map<String, List<URI>> ownerUris = new HashMap<>();
+            Map<String, List<URI>> forwardedUris = new HashMap<>();
+            for (String endpoint : ENDPOINTS) {
+                List<URI> local = new ArrayList<>();
+                List<URI> forwarded = new ArrayList<>();
+                for (InputData.Series series : input.series()) {
+                    int partition = Utils.toPositive(Utils.murmur2(series.device().getBytes(StandardCharsets.UTF_8))) % options.partitions();
+                    Integer port = ownerOfPartition.get(partition);
+                    if (port == null) {
+                        continue;
+                    }
+                    int other = port == ownerPort ? forwarderPort : ownerPort;
+                    String path = "/api/v1/series/" + series.device() + "/" + series.metric() + "/" + endpoint;
+                    local.add(URI.create("http://127.0.0.1:" + port + path));
+                    forwarded.add(URI.create("http://127.0.0.1:" + other + path));
+                }
+                ownerUris.put(endpoint, local);
+                forwardedUris.put(endpoint, forwarded);
+            }
+            QueryLoad load = new QueryLoad();
+            // Warm-up, not recorded: every endpoint on both instances, so that the JIT has seen each path.
+            List<URI> everything = new ArrayList<>();
+            ownerUris.values().forEach(everything::addAll);
+            forwardedUris.values().forEach(everything::addAll);
+            load.run(everything, 500, Duration.ofSeconds(Math.min(5, options.querySeconds())));
+            List<Map<String, Object>> steps = new ArrayList<>();
+            for (int rate : options.queryRates()) {
+                for (String endpoint : ENDPOINTS) {
+                    for (String target : List.of("owner", "forwarded")) {
+                        String loadBefore = loadAverage();
+                        List<URI> uris = target.equals("owner") ? ownerUris.get(endpoint) : forwardedUris.get(endpoint);
+                        QueryLoad.Result r = load.run(uris, rate, Duration.ofSeconds(options.querySeconds()));
+                        Map<String, Object> step = new LinkedHashMap<>();
+                        step.put("endpoint", endpoint);
+                        step.put("target", target);
+                        step.put("ratePerSecond", rate);
+                        step.put("requests", r.requests());
+                        step.put("errors", r.errors());
+                        step.put("p50Ms", round(r.p50Ms(), 3));
+                        step.put("p99Ms", round(r.p99Ms(), 3));
+                        step.put("p999Ms", round(r.p999Ms(), 3));
+                        step.put("maxMs", round(r.maxMs(), 3));
+                        step.put("loadAverage", loadBefore);
+                        steps.add(step);
+                    }
+                }
+            }
+            figures.put("steps", steps);
+            forwarder.stop();
+        }
+        return figures;
+    }
+
+    private Map<String, Object> restore(Context context, String applicationId, Path stateDir) {
+        deleteRecursively(stateDir);
+        Map<String, Object> figures = new LinkedHashMap<>();
+        String load = loadAverage();
+        long phaseStart = System.nanoTime();
+        try (NodeProcess node = NodeProcess.start("tspipe-restore", options.nodeJvmOptions(),
+                options.out().resolve("e2e-" + runId + "-tspipe-restore.log"), "tspipe", context.bootstrap(),
+                context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), freePort(), null, Duration.ZERO)) {
+            long start = System.nanoTime();
+            long restored = Long.parseLong(node.await("STATE RUNNING", Duration.ofMinutes(10)));
+            long elapsed = System.nanoTime() - start;
+            figures.put("secondsUntilRunning", seconds(elapsed));
+            figures.put("changelogRecordsRestored", restored);
+            figures.put("rowsPerSecond", perSecond(restored, elapsed));
+            figures.put("peakRssMiB", round(node.peakRssKb() / 1024.0, 1));
+            figures.put("loadAverageBefore", load);
+            node.stop();
+        }
+        figures.put("phaseWallSeconds", seconds(System.nanoTime() - phaseStart));
+        return figures;
+    }
+
+    private Map<String, Object> ratios() {
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        double tspipe = figure("tspipe", "catchUpReadingsPerSecond");
+        if (result.containsKey("baseline")) {
+            ratios.put("tspipeOverBaseline", round(tspipe / figure("baseline", "catchUpReadingsPerSecond"), 2));
+        }
+        if (result.containsKey("baselineWithGrace")) {
+            ratios.put("tspipeOverBaselineWithGrace", round(tspipe / figure("baselineWithGrace", "catchUpReadingsPerSecond"), 2));
+        }
+        ratios.put("tspipeOverConsumeLimit", round(tspipe / figure("limit", "consumeReadingsPerSecond"), 3));
+        ratios.put("tspipeOverProduceLimit", round(tspipe / figure("limit", "produceReadingsPerSecond"), 3));
+        return ratios;
+    }
+
+    @SuppressWarnings("unchecked")
+    private double figure(String section, String name) {
+        return ((Number) ((Map<String, Object>) result.get(section)).get(name)).doubleValue();
+    }
+
+    private static Map<Integer, Integer> partitionOwners(int port) {
+        HttpClient client = HttpClient.newHttpClient();
+        try {
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/stats/partitions"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            Map<Integer, Integer> owners = new HashMap<>();
+            for (JsonNode partition : new ObjectMapper().readTree(response.body()).path("partitions")) {
+                String owner = partition.path("owner").asText();
+                owners.put(partition.path("partition").asInt(), Integer.parseInt(owner.substring(owner.lastIndexOf(':') + 1)));
+            }
+            return owners;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the partition owners from port " + port, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static void awaitReady(int port) {
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<Void> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding());
+                if (response.statusCode() == 200) {
+                    return;
+                }
+                Thread.sleep(250);
+            } catch (IOException e) {
+                sleepQuietly();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        throw new IllegalStateException("the instance on port " + port + " was not ready within 5 minutes");
+    }
+
+    /** Waits until the instances use less than a quarter of a core each (standby restoration over). */
+    private static void awaitIdle(List<NodeProcess> nodes, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            long[] before = nodes.stream().mapToLong(NodeProcess::cpuNanos).toArray();
+            sleepQuietly();
+            boolean idle = true;
+            for (int i = 0; i < nodes.size(); i++) {
+                idle &= nodes.get(i).cpuNanos() - before[i] < 250_000_000L;
+            }
+            if (idle) {
+                return;
+            }
+        }
+    }
+
+    private static void sleepQuietly() {
+        try {
+            Thread.sleep(1_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static Map<String, Object> machine() {
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        Map<String, Object> machine = new LinkedHashMap<>();
+        machine.put("cores", Runtime.getRuntime().availableProcessors());
+        machine.put("memoryGiB", round(os.getTotalMemorySize() / (1024.0 * 1024 * 1024), 1));
+        machine.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        machine.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+        machine.put("loadAverageAtStart", loadAverage());
+        return machine;
+    }
+
+    static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (IOException e) {
+            return String.format("%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port", e);
+        }
+    }
+
+    private static long directoryBytes(Path dir) {
+        if (!Files.exists(dir)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(file -> file.toFile().length()).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot measure " + dir, e);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + dir, e);
+        }
+    }
+
+    private static double seconds(long nanos) {
+        return round(nanos / 1e9, 2);
+    }
+
+    private static long perSecond(long count, long nanos) {
+        return Math.round(count / (nanos / 1e9));
+    }
+
+    static double round(double value, int decimals) {
+        double scale = Math.pow(10, decimals);
+        return Math.round(value * scale) / scale;
+    }
+}

@@ -1,0 +1,141 @@
+package dev.tspipe.bench.e2e;
+
+import dev.tspipe.ingest.ReadingGenerator;
+import dev.tspipe.schemas.Reading;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import dev.tspipe.schemas.serde.AvroSerializer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The preloaded input: generated readings, serialized once in the Confluent wire format, then
+ * written with a plain producer (the produce limit) and read back with a plain consumer (the
+ * consume limit). Only the Kafka client calls are timed, never the Avro encoding.
+ */
+final class InputData {
+
+    /** A series of the input, for the query phase. */
+    record Series(String device, String metric) {
+    }
+
+    private final byte[][] keys;
+    private final byte[][] values;
+    private final long[] timestamps;
+    private final List<Series> series;
+
+    private InputData(byte[][] keys, byte[][] values, long[] timestamps, List<Series> series) {
+        this.keys = keys;
+        this.values = values;
+        this.timestamps = timestamps;
+        this.series = series;
+    }
+
+    /** Readings spread evenly over {@code span} of event time, ending 5 minutes ago: none expired, none in the future. */
+    static InputData generate(int count, int devices, int metrics, Duration span, String registryUrl) {
+        Instant start = Instant.now().minus(span).minus(Duration.ofMinutes(5));
+        double rate = count / (double) span.toSeconds();
+        ReadingGenerator generator = new ReadingGenerator(ReadingGenerator.Options.of(devices, metrics, rate, start));
+        AvroSerializer<Reading> avro = new AvroSerializer<>();
+        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registryUrl), false);
+        byte[][] keys = new byte[count][];
+        byte[][] values = new byte[count][];
+        long[] timestamps = new long[count];
+        Set<Series> series = new LinkedHashSet<>();
+        for (int i = 0; i < count; i++) {
+            Reading reading = generator.next();
+            keys[i] = reading.getDeviceId().getBytes(StandardCharsets.UTF_8);
+            values[i] = avro.serialize(EndToEndBenchmark.INPUT_TOPIC, reading);
+            timestamps[i] = reading.getTimestamp().toEpochMilli();
+            series.add(new Series(reading.getDeviceId(), reading.getMetric()));
+        }
+        avro.close();
+        return new InputData(keys, values, timestamps, List.copyOf(series));
+    }
+
+    int count() {
+        return values.length;
+    }
+
+    List<Series> series() {
+        return series;
+    }
+
+    long valueBytes() {
+        long total = 0;
+        for (byte[] value : values) {
+            total += value.length;
+        }
+        return total;
+    }
+
+    /** Writes every reading (record timestamp = reading time); returns the elapsed nanoseconds until all are acknowledged. */
+    long produce(String bootstrap, String topic) {
+        Map<String, Object> config = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4",
+                ProducerConfig.LINGER_MS_CONFIG, 20,
+                ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024,
+                ProducerConfig.BUFFER_MEMORY_CONFIG, 256L * 1024 * 1024);
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        long start = System.nanoTime();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < values.length; i++) {
+                producer.send(new ProducerRecord<>(topic, null, timestamps[i], keys[i], values[i]), (metadata, e) -> {
+                    if (e != null) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+            }
+            producer.flush();
+        }
+        long elapsed = System.nanoTime() - start;
+        if (failure.get() != null) {
+            throw new IllegalStateException("the preload failed: " + failure.get().getMessage(), failure.get());
+        }
+        return elapsed;
+    }
+
+    /** Reads the whole topic from the beginning with a plain consumer; returns the elapsed nanoseconds. */
+    static long consumeAll(String bootstrap, String topic, long expected, Map<TopicPartition, Long> ends) {
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000,
+                ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024,
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
+        long start = System.nanoTime();
+        long read = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>(ends.keySet());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+            while (read < expected) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the plain consumer read " + read + " of " + expected + " records in 5 minutes");
+                }
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
+                read += records.count();
+            }
+        }
+        return System.nanoTime() - start;
+    }
+}

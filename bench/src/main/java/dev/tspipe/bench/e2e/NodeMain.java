@@ -1,0 +1,149 @@
+package dev.tspipe.bench.e2e;
+
+import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.TspipeStreams;
+import dev.tspipe.query.QueryServer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.apache.kafka.streams.state.HostInfo;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One application instance in its own JVM, so that its CPU time and RSS are its own (the broker
+ * runs in the harness's JVM). Driven over stdin/stdout by {@link NodeProcess}:
+ *
+ * <pre>
+ * args:   mode(tspipe|baseline) bootstrap registryUrl applicationId stateDir inputTopic dlqTopic threads httpPort jfrFile|- graceSeconds
+ * stdout: STARTED | STATE RUNNING restoredRecords | JFR-DONE | CLOSED cpuNanos vmHwmKb droppedRecords
+ * stdin:  jfr-stop | stop (or end of input)
+ * </pre>
+ *
+ * tspipe runs with a {@link QueryServer} on {@code httpPort} (0: none), as {@code tspipe node} does.
+ */
+public final class NodeMain {
+
+    private NodeMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        String bootstrap = args[1];
+        String registryUrl = args[2];
+        String applicationId = args[3];
+        Path stateDir = Path.of(args[4]);
+        String inputTopic = args[5];
+        String dlqTopic = args[6];
+        int threads = Integer.parseInt(args[7]);
+        int httpPort = Integer.parseInt(args[8]);
+        String jfrFile = args[9];
+        Duration grace = Duration.ofSeconds(Long.parseLong(args[10]));
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+
+        Map<String, Object> streamsSettings = new HashMap<>();
+        streamsSettings.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        streamsSettings.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        streamsSettings.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        streamsSettings.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
+        streamsSettings.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+        streamsSettings.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+
+        JfrControl jfr = "-".equals(jfrFile) ? null : JfrControl.start(Path.of(jfrFile));
+        KafkaStreams streams;
+        QueryServer server = null;
+        if (mode.equals("baseline")) {
+            Properties props = new Properties();
+            props.putAll(streamsSettings);
+            streams = new KafkaStreams(BaselineTopology.build(inputTopic, registryUrl, grace), props);
+        } else if (mode.equals("tspipe")) {
+            PipelineConfig config = new PipelineConfig(Map.of(
+                    PipelineConfig.SCHEMA_REGISTRY_URL, registryUrl,
+                    PipelineConfig.READINGS_TOPIC, inputTopic,
+                    PipelineConfig.DLQ_TOPIC, dlqTopic));
+            if (httpPort > 0) {
+                streamsSettings.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + httpPort);
+            }
+            streams = TspipeStreams.create(config, streamsSettings);
+            if (httpPort > 0) {
+                server = QueryServer.builder().streams(streams).pipelineConfig(config)
+                        .bindHost("127.0.0.1").port(httpPort).advertised(new HostInfo("127.0.0.1", httpPort)).start();
+            }
+        } else {
+            throw new IllegalArgumentException("mode must be tspipe or baseline, not " + mode);
+        }
+
+        AtomicLong restored = new AtomicLong();
+        streams.setGlobalStateRestoreListener(new StateRestoreListener() {
+            @Override
+            public void onRestoreStart(TopicPartition partition, String store, long start, long end) {
+            }
+
+            @Override
+            public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long numRestored) {
+                restored.addAndGet(numRestored);
+            }
+
+            @Override
+            public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+            }
+        });
+        streams.setStateListener((newState, oldState) -> {
+            if (newState == KafkaStreams.State.RUNNING) {
+                out.println("STATE RUNNING " + restored.get());
+            }
+        });
+        streams.start();
+        out.println("STARTED");
+
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String command;
+        while ((command = in.readLine()) != null && !command.equals("stop")) {
+            if (command.equals("jfr-stop") && jfr != null) {
+                jfr.stopAndDump();
+                out.println("JFR-DONE");
+            }
+        }
+        // Read before close, which removes the metrics: records dropped as too late for their window.
+        double dropped = streams.metrics().values().stream()
+                .filter(m -> m.metricName().name().equals("dropped-records-total"))
+                .mapToDouble(m -> ((Number) m.metricValue()).doubleValue()).sum();
+        if (server != null) {
+            server.close();
+        }
+        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(Duration.ofSeconds(60)));
+        long cpu = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        out.println("CLOSED " + cpu + " " + ProcessMemory.peakRssKb(ProcessHandle.current().pid()) + " " + (long) dropped);
+    }
+
+    /** A JFR recording with the {@code profile} settings, from start until the harness says the catch-up is over. */
+    private record JfrControl(jdk.jfr.Recording recording, Path file) {
+
+        static JfrControl start(Path file) throws IOException, java.text.ParseException {
+            jdk.jfr.Recording recording = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+            recording.setName("tspipe-catch-up");
+            recording.start();
+            return new JfrControl(recording, file);
+        }
+
+        void stopAndDump() throws IOException {
+            recording.stop();
+            recording.dump(file);
+            recording.close();
+        }
+    }
+}

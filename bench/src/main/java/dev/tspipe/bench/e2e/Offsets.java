@@ -1,0 +1,36 @@
+package dev.tspipe.bench.e2e;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** End offsets of whole topics, through the admin client. */
+final class Offsets {
+
+    private Offsets() {
+    }
+
+    static Map<TopicPartition, Long> endOffsets(Admin admin, String topic) {
+        try {
+            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+            Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+            description.partitions().forEach(p -> request.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            admin.listOffsets(request).all().get(10, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+            return ends;
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot read the end offsets of " + topic + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the end offsets of " + topic, e);
+        }
+    }
+}
