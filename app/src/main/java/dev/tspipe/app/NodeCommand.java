@@ -2,6 +2,7 @@ package dev.tspipe.app;
 
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -47,13 +48,8 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file with settings (see above).")
     Path config;
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]", defaultValue = "127.0.0.1:9092",
-            description = "Kafka brokers (default: ${DEFAULT-VALUE}).")
-    String bootstrapServers;
-
-    @Option(names = "--schema-registry-url", paramLabel = "URL[,...]", defaultValue = "http://127.0.0.1:8081",
-            description = "Schema registry of the readings' Avro schemas (default: ${DEFAULT-VALUE}).")
-    String schemaRegistryUrl;
+    @Mixin
+    KafkaOptions kafka;
 
     @Option(names = "--application-id", paramLabel = "ID", defaultValue = "tspipe",
             description = "Kafka Streams application id; instances with the same id share the work (default: ${DEFAULT-VALUE}).")
@@ -112,14 +108,15 @@ final class NodeCommand implements Callable<Integer> {
                 extra.remove(name.replace('-', '.'));
             }
         }
-        TspipeNode.Settings settings = new TspipeNode.Settings(bootstrapServers, schemaRegistryUrl, applicationId, httpHost,
+        TspipeNode.Settings settings = new TspipeNode.Settings(kafka.bootstrapServers, kafka.schemaRegistryUrl,
+                applicationId, httpHost,
                 httpPort, advertisedHost != null ? advertisedHost : hostName(), stateDir, readingsTopic, dlqTopic,
                 processingGuarantee, threads, standbyReplicas, extra);
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(settings));
             PrintWriter out = spec.commandLine().getOut();
             out.printf("tspipe node %s is running: HTTP %s, Kafka %s, state in %s%n", applicationId, node.url(),
-                    bootstrapServers, stateDir);
+                    kafka.bootstrapServers, stateDir);
             out.println("Press Ctrl-C to stop.");
             out.flush();
             lifecycle.awaitShutdown();

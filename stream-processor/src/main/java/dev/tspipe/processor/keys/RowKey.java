@@ -335,6 +335,18 @@ public record RowKey(SeriesId series, long epochMillis) {
         return new RowKey(new SeriesId(tenant, device, metric), epochMillis);
     }
 
+    /**
+     * The timestamp of a raw-row or rollup key, read from its last {@value #TIMESTAMP_DIGITS} bytes
+     * without decoding the rest: what time-segmented stores need for every key they touch.
+     */
+    public static long timestampOf(byte[] key) {
+        if (key.length < TIMESTAMP_DIGITS) {
+            throw new MalformedKeyException(key.length, "the key is " + key.length + " bytes; a row key ends with the "
+                    + TIMESTAMP_DIGITS + "-digit reversed timestamp");
+        }
+        return decodeReversedTimestamp(key, key.length - TIMESTAMP_DIGITS);
+    }
+
     private static int checkSaltShape(byte[] key) {
         for (int i = 0; i < SALT_CHARS; i++) {
             if (i >= key.length || Arrays.binarySearch(LOWER_HEX, key[i]) < 0) {

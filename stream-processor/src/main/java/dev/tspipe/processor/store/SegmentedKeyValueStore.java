@@ -1,5 +1,6 @@
 package dev.tspipe.processor.store;
 
+import dev.tspipe.processor.keys.MalformedKeyException;
 import dev.tspipe.processor.keys.RowKey;
 import java.io.File;
 import java.io.IOException;
@@ -101,8 +102,6 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
 
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedKeyValueStore.class);
     private static final long NO_STREAM_TIME = Long.MIN_VALUE;
-    private static final long MAX_REVERSED = Long.MAX_VALUE - RowKey.MIN_EPOCH_MILLIS;
-    private static final long MIN_REVERSED = Long.MAX_VALUE - RowKey.MAX_EPOCH_MILLIS;
 
     private final SegmentedStoreSpec spec;
     private final long retentionMs;
@@ -447,33 +446,14 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
         return timestamp / segmentIntervalMs;
     }
 
-    /**
-     * The epoch millis of a key: its last {@value RowKey#TIMESTAMP_DIGITS} bytes are the decimal digits of
-     * {@code Long.MAX_VALUE - epochMillis}.
-     */
+    /** The epoch millis of a key (see {@link RowKey#timestampOf}); a key that has none is refused, naming the key. */
     static long timestampOf(byte[] key) {
-        if (key.length < RowKey.TIMESTAMP_DIGITS) {
-            throw new IllegalArgumentException("key '" + printable(key) + "' is " + key.length + " bytes; a row key ends "
-                    + "with the " + RowKey.TIMESTAMP_DIGITS + "-digit reversed timestamp (see RowKey)");
+        try {
+            return RowKey.timestampOf(key);
+        } catch (MalformedKeyException e) {
+            throw new IllegalArgumentException("key '" + printable(key) + "' does not end with a valid "
+                    + RowKey.TIMESTAMP_DIGITS + "-digit reversed timestamp (see RowKey): " + e.getMessage(), e);
         }
-        long reversed = 0;
-        for (int i = key.length - RowKey.TIMESTAMP_DIGITS; i < key.length; i++) {
-            int digit = key[i] - '0';
-            if (digit < 0 || digit > 9) {
-                throw new IllegalArgumentException("key '" + printable(key) + "' does not end with a "
-                        + RowKey.TIMESTAMP_DIGITS + "-digit reversed timestamp (see RowKey)");
-            }
-            if (reversed > (Long.MAX_VALUE - digit) / 10) {
-                throw new IllegalArgumentException("key '" + printable(key) + "' ends with a reversed timestamp larger "
-                        + "than " + Long.MAX_VALUE);
-            }
-            reversed = reversed * 10 + digit;
-        }
-        if (reversed < MIN_REVERSED || reversed > MAX_REVERSED) {
-            throw new IllegalArgumentException("key '" + printable(key) + "' ends with a reversed timestamp outside "
-                    + "the valid range (timestamps 0 to " + RowKey.MAX_EPOCH_MILLIS + ")");
-        }
-        return Long.MAX_VALUE - reversed;
     }
 
     private static String printable(byte[] key) {

@@ -59,6 +59,25 @@ public final class DeadLetters {
                 Long.parseLong(text(headers, SOURCE_OFFSET)));
     }
 
+    /** Where the record being processed was read from; {@code fallbackTopic} when there is no record context. */
+    static Source here(org.apache.kafka.streams.processor.api.ProcessorContext<?, ?> context, String fallbackTopic) {
+        return context.recordMetadata()
+                .map(m -> new Source(m.topic(), m.partition(), m.offset()))
+                .orElse(new Source(fallbackTopic, -1, -1));
+    }
+
+    /**
+     * The key the record had when it arrived: {@code key}, or for a record that came through the
+     * repartition topic the key carried in {@link #SOURCE_KEY} (none when it arrived without a key).
+     */
+    static byte[] originalKey(Headers headers, byte[] key) {
+        if (headers.lastHeader(SOURCE_TOPIC) == null) {
+            return key;
+        }
+        var sourceKey = headers.lastHeader(SOURCE_KEY);
+        return sourceKey == null ? null : sourceKey.value();
+    }
+
     public static String text(Headers headers, String name) {
         var header = headers.lastHeader(name);
         return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);

@@ -49,9 +49,9 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     public void process(Record<byte[], byte[]> record) {
         byte[] value = record.value();
         ReadingValidator.Verdict verdict = verdictOn(value);
-        DeadLetters.Source here = source();
+        DeadLetters.Source here = DeadLetters.here(context, config.readingsTopic());
         if (verdict instanceof ReadingValidator.Rejected rejected) {
-            byte[] originalKey = originalKey(record);
+            byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key());
             Headers headers = DeadLetters.annotate(record.headers(), rejected.reason(), rejected.message(), STAGE,
                     DeadLetters.sourceOf(record.headers(), here));
             metrics.deadLetter(rejected.reason());
@@ -95,20 +95,6 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             return new ReadingValidator.Rejected(RejectReason.UNDECODABLE, e.getMessage());
         }
         return validator.validate(decoded);
-    }
-
-    private byte[] originalKey(Record<byte[], byte[]> record) {
-        if (record.headers().lastHeader(DeadLetters.SOURCE_TOPIC) != null) {
-            var key = record.headers().lastHeader(DeadLetters.SOURCE_KEY);
-            return key == null ? null : key.value();
-        }
-        return record.key();
-    }
-
-    private DeadLetters.Source source() {
-        return context.recordMetadata()
-                .map(m -> new DeadLetters.Source(m.topic(), m.partition(), m.offset()))
-                .orElse(new DeadLetters.Source(config.readingsTopic(), -1, -1));
     }
 
     @Override

@@ -144,7 +144,7 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
                 if (!range.contains(row.key.get())) {
                     continue;
                 }
-                long timestamp = RowKey.fromBytes(row.key.get(), config.keyLayout()).epochMillis();
+                long timestamp = RowKey.timestampOf(row.key.get());
                 double value = RawRow.fromBytes(row.value).value();
                 bucket = bucket == null ? Rollup.of(value, timestamp) : bucket.add(value, timestamp);
             }
@@ -161,18 +161,10 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
     }
 
     private void reject(Record<byte[], Routed> record, RejectReason reason, String message) {
-        Routed routed = record.value();
-        DeadLetters.Source here = context.recordMetadata()
-                .map(m -> new DeadLetters.Source(m.topic(), m.partition(), m.offset()))
-                .orElse(new DeadLetters.Source(config.readingsTopic(), -1, -1));
         Headers headers = DeadLetters.annotate(record.headers(), reason, message, STAGE,
-                DeadLetters.sourceOf(record.headers(), here));
-        byte[] originalKey = routed.originalKey();
-        if (record.headers().lastHeader(DeadLetters.SOURCE_TOPIC) != null) {
-            var sourceKey = record.headers().lastHeader(DeadLetters.SOURCE_KEY);
-            originalKey = sourceKey == null ? null : sourceKey.value();
-        }
+                DeadLetters.sourceOf(record.headers(), DeadLetters.here(context, config.readingsTopic())));
         metrics.deadLetter(reason);
-        context.forward(new Record<>(originalKey, routed.originalValue(), record.timestamp(), headers));
+        context.forward(new Record<>(DeadLetters.originalKey(record.headers(), record.value().originalKey()),
+                record.value().originalValue(), record.timestamp(), headers));
     }
 }
