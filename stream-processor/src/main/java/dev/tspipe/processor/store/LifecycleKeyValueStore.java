@@ -69,9 +69,14 @@ public final class LifecycleKeyValueStore extends WrappedStateStore<KeyValueStor
         return NO_STREAM_TIME;
     }
 
-    private boolean expired(Bytes key) {
+    /** Rows with a timestamp below this are expired; computed once per read, not once per row. */
+    private long expiryLimit() {
         OptionalLong now = streamTime();
-        return now.isPresent() && SegmentedKeyValueStore.timestampOf(key.get()) < now.getAsLong() - retentionMs;
+        return now.isPresent() ? now.getAsLong() - retentionMs : Long.MIN_VALUE;
+    }
+
+    private static boolean expired(Bytes key, long expiryLimit) {
+        return SegmentedKeyValueStore.timestampOf(key.get()) < expiryLimit;
     }
 
     private synchronized void observe(Bytes key, byte[] value) {
@@ -105,32 +110,32 @@ public final class LifecycleKeyValueStore extends WrappedStateStore<KeyValueStor
 
     @Override
     public byte[] get(Bytes key) {
-        return expired(key) ? null : wrapped().get(key);
+        return expired(key, expiryLimit()) ? null : wrapped().get(key);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
-        return new Unexpired(wrapped().range(from, to));
+        return new Unexpired(wrapped().range(from, to), expiryLimit());
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
-        return new Unexpired(wrapped().reverseRange(from, to));
+        return new Unexpired(wrapped().reverseRange(from, to), expiryLimit());
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> all() {
-        return new Unexpired(wrapped().all());
+        return new Unexpired(wrapped().all(), expiryLimit());
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> reverseAll() {
-        return new Unexpired(wrapped().reverseAll());
+        return new Unexpired(wrapped().reverseAll(), expiryLimit());
     }
 
     @Override
     public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
-        return new Unexpired(wrapped().prefixScan(prefix, prefixKeySerializer));
+        return new Unexpired(wrapped().prefixScan(prefix, prefixKeySerializer), expiryLimit());
     }
 
     @Override
@@ -138,20 +143,22 @@ public final class LifecycleKeyValueStore extends WrappedStateStore<KeyValueStor
         return wrapped().approximateNumEntries();
     }
 
-    /** An iterator that skips expired rows. */
-    private final class Unexpired implements KeyValueIterator<Bytes, byte[]> {
+    /** An iterator that skips the rows expired when it was opened. */
+    private static final class Unexpired implements KeyValueIterator<Bytes, byte[]> {
         private final KeyValueIterator<Bytes, byte[]> inner;
+        private final long expiryLimit;
         private KeyValue<Bytes, byte[]> next;
 
-        Unexpired(KeyValueIterator<Bytes, byte[]> inner) {
+        Unexpired(KeyValueIterator<Bytes, byte[]> inner, long expiryLimit) {
             this.inner = inner;
+            this.expiryLimit = expiryLimit;
         }
 
         @Override
         public boolean hasNext() {
             while (next == null && inner.hasNext()) {
                 KeyValue<Bytes, byte[]> candidate = inner.next();
-                if (!expired(candidate.key)) {
+                if (!expired(candidate.key, expiryLimit)) {
                     next = candidate;
                 }
             }
