@@ -4,6 +4,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
@@ -56,6 +57,24 @@ public final class LifecycleKeyValueStore extends WrappedStateStore<KeyValueStor
         long segmented = segmentedStreamTime();
         long time = Math.max(streamTime, segmented);
         return time == NO_STREAM_TIME ? OptionalLong.empty() : OptionalLong.of(time);
+    }
+
+    /**
+     * The stream time of the segmented store {@code store} is, or wraps (Kafka Streams hands processors
+     * its own layers around the store).
+     *
+     * @throws IllegalArgumentException if {@code store} is not a segmented store built by {@link #builder}
+     */
+    public static OptionalLong streamTimeOf(StateStore store) {
+        StateStore layer = store;
+        while (!(layer instanceof LifecycleKeyValueStore)) {
+            if (!(layer instanceof WrappedStateStore<?, ?, ?> wrapper)) {
+                throw new IllegalArgumentException("store " + store.name() + " is not a segmented store (built by "
+                        + "LifecycleKeyValueStore.builder)");
+            }
+            layer = wrapper.wrapped();
+        }
+        return ((LifecycleKeyValueStore) layer).streamTime();
     }
 
     private long segmentedStreamTime() {

@@ -56,8 +56,10 @@ final class Segment implements AutoCloseable {
                     + " of store " + storeName);
         }
         try {
-            return new Segment(storeName, id, dir, options, writeOptions, RocksDB.open(options, dir.getAbsolutePath()),
-                    compression);
+            Segment segment = new Segment(storeName, id, dir, options, writeOptions,
+                    RocksDB.open(options, dir.getAbsolutePath()), compression);
+            RocksDbMemory.register(segment);
+            return segment;
         } catch (RocksDBException e) {
             options.close();
             writeOptions.close();
@@ -101,6 +103,20 @@ final class Segment implements AutoCloseable {
         }
     }
 
+    /** Bytes in the active (mutable) memtable. */
+    long activeMemtableBytes() {
+        return longProperty("rocksdb.cur-size-active-mem-table");
+    }
+
+    /** Asks RocksDB to flush the memtable in the background; returns at once. */
+    void requestFlush() {
+        try (FlushOptions flushOptions = new FlushOptions().setWaitForFlush(false)) {
+            db.flush(flushOptions);
+        } catch (RocksDBException e) {
+            throw failure("flush", e);
+        }
+    }
+
     long longProperty(String property) {
         try {
             return db.getLongProperty(property);
@@ -120,6 +136,7 @@ final class Segment implements AutoCloseable {
 
     @Override
     public void close() {
+        RocksDbMemory.unregister(this);
         db.close();
         writeOptions.close();
         options.close();

@@ -78,11 +78,12 @@ import org.slf4j.LoggerFactory;
  * mostly settled in the (ZSTD) bottommost level by then, the gain would be small.
  *
  * <h2>Durability</h2>
- * As with Kafka Streams' own RocksDB stores, the changelog is the write-ahead log (RocksDB's WAL is off)
- * and {@link #commit} flushes every segment's memtables. It then writes stream time to
- * {@value #STREAM_TIME_FILE} (one decimal number, replaced atomically) and the query position to
- * {@value #POSITION_FILE}; {@link #init} reads both, so a restart knows stream time before the first row
- * arrives. Kafka Streams commits the store before it writes its checkpoint.
+ * As with Kafka Streams' own RocksDB stores, the changelog is the write-ahead log (RocksDB's WAL is off).
+ * Persisting flushes every segment's memtables, then writes stream time to {@value #STREAM_TIME_FILE}
+ * (one decimal number, replaced atomically) and the query position to {@value #POSITION_FILE};
+ * {@link #init} reads both, so a restart knows stream time before the first row arrives. The store persists
+ * when it closes and, at least once, on every {@link #commit}; Kafka Streams commits or closes the store
+ * before it writes its checkpoint, and exactly once it writes one only on close.
  *
  * <h2>Reads</h2>
  * Ranges, prefix scans and full scans merge the segments' iterators (k-way, unsigned byte order, which
@@ -102,6 +103,8 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
 
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedKeyValueStore.class);
     private static final long NO_STREAM_TIME = Long.MIN_VALUE;
+    /** How often a store asks {@link RocksDbMemory#balanceMemtables()} to check the memtables. */
+    private static final int WRITES_PER_BALANCE = 4096;
 
     private final SegmentedStoreSpec spec;
     private final long retentionMs;
@@ -112,6 +115,8 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
     private boolean consistencyEnabled;
+    private boolean exactlyOnce;
+    private int writesUntilBalance = WRITES_PER_BALANCE;
     private long streamTime = NO_STREAM_TIME;
     private volatile boolean open;
 
@@ -138,6 +143,8 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
         }
         streamTime = readStreamTime();
         position = readPosition();
+        exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
+                String.valueOf(context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG)));
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         List<Long> existing = existingSegmentIds();
@@ -168,12 +175,23 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
         return open;
     }
 
-    /** Flushes the segments and persists stream time and position; Kafka Streams calls it on every commit. */
+    /**
+     * Kafka Streams calls this on every commit. At least once, it makes the store durable ({@link #persist}),
+     * because Kafka Streams may write its checkpoint right after. Exactly once, it does nothing: Kafka Streams
+     * then writes a checkpoint only when the store closes (and deletes it when the store opens, so a crash
+     * means a restore from the changelog), and {@link #close} persists first. Flushing every segment's
+     * memtable on every commit wrote a small SST file per segment per commit: the end-to-end benchmark
+     * measured that as a flush storm (docs/benchmarks.md).
+     */
     @Override
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
-        if (!open) {
-            return;
+        if (open && !exactlyOnce) {
+            persist();
         }
+    }
+
+    /** Flushes every segment's memtables, then writes stream time and the query position. */
+    private void persist() {
         segments.values().forEach(Segment::flush);
         if (streamTime != NO_STREAM_TIME) {
             writeAtomically(STREAM_TIME_FILE, Long.toString(streamTime));
@@ -197,13 +215,17 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
         if (!open) {
             return;
         }
-        open = false;
-        for (MergedSegmentIterator iterator : openIterators) {
-            iterator.closeWithStore();
+        try {
+            persist(); // if it fails, the exception reaches Kafka Streams, which then writes no checkpoint
+        } finally {
+            open = false;
+            for (MergedSegmentIterator iterator : openIterators) {
+                iterator.closeWithStore();
+            }
+            openIterators.clear();
+            segments.values().forEach(Segment::close);
+            segments.clear();
         }
-        openIterators.clear();
-        segments.values().forEach(Segment::close);
-        segments.clear();
     }
 
     // ---------------------------------------------------------------------------------------
@@ -259,6 +281,10 @@ public final class SegmentedKeyValueStore implements KeyValueStore<Bytes, byte[]
             return;
         }
         segmentForWrite(id).put(key, value);
+        if (--writesUntilBalance == 0) {
+            writesUntilBalance = WRITES_PER_BALANCE;
+            RocksDbMemory.balanceMemtables();
+        }
         if (timestamp > streamTime) {
             streamTime = timestamp;
             dropExpiredSegments();

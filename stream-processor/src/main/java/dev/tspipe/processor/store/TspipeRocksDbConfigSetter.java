@@ -23,7 +23,7 @@ public final class TspipeRocksDbConfigSetter implements RocksDBConfigSetter {
         BlockBasedTableConfig tableConfig = options.tableFormatConfig() instanceof BlockBasedTableConfig existing
                 ? existing
                 : new BlockBasedTableConfigWithAccessibleCache();
-        RocksDbMemory.apply(options, tableConfig);
+        RocksDbMemory.applyToBuiltIn(options, tableConfig);
     }
 
     @Override

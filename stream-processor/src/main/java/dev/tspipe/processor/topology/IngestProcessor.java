@@ -5,6 +5,7 @@ import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.rows.LatestReading;
 import dev.tspipe.processor.rows.RawRow;
 import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.processor.store.LifecycleKeyValueStore;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -35,14 +36,12 @@ import java.util.Map;
 final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]> {
 
     static final String STAGE = "ingest";
-    private static final Bytes STREAM_TIME_KEY = Bytes.wrap(new byte[] {'t'});
     private static final long NO_STREAM_TIME = Long.MIN_VALUE;
 
     private final PipelineConfig config;
     private ProcessorContext<byte[], byte[]> context;
     private KeyValueStore<Bytes, byte[]> raw;
     private KeyValueStore<Bytes, byte[]> latest;
-    private KeyValueStore<Bytes, byte[]> streamTimeStore;
     private final Map<RollupStep, KeyValueStore<Bytes, byte[]>> rollups = new EnumMap<>(RollupStep.class);
     private long streamTime = NO_STREAM_TIME;
     private PipelineMetrics metrics;
@@ -57,12 +56,12 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
         this.metrics = new PipelineMetrics(context.metrics());
         raw = context.getStateStore(StoreNames.RAW);
         latest = context.getStateStore(StoreNames.LATEST);
-        streamTimeStore = context.getStateStore(StoreNames.STREAM_TIME);
         for (RollupStep step : RollupStep.values()) {
             rollups.put(step, context.getStateStore(StoreNames.rollup(step)));
         }
-        byte[] stored = streamTimeStore.get(STREAM_TIME_KEY);
-        streamTime = stored == null ? NO_STREAM_TIME : ByteBuffer.wrap(stored).getLong();
+        // Every accepted reading writes its raw row, so the largest raw row timestamp is stream time; the raw
+        // store keeps it across restarts and restores, and this processor keeps it current from there.
+        streamTime = LifecycleKeyValueStore.streamTimeOf(raw).orElse(NO_STREAM_TIME);
     }
 
     @Override
@@ -84,10 +83,7 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
                 return;
             }
         }
-        if (timestamp > streamTime) {
-            streamTime = timestamp;
-            streamTimeStore.put(STREAM_TIME_KEY, ByteBuffer.allocate(8).putLong(streamTime).array());
-        }
+        streamTime = Math.max(streamTime, timestamp);
         store(accepted.rowKey(), reading);
     }
 

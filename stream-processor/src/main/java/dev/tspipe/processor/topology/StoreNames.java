@@ -7,8 +7,6 @@ public final class StoreNames {
     public static final String RAW = "raw-rows";
     /** The newest reading of each series, keyed by the series prefix {@code device#metric#}. */
     public static final String LATEST = "latest";
-    /** The task's stream time: the largest reading timestamp seen. */
-    public static final String STREAM_TIME = "stream-time";
 
     private StoreNames() {
     }

@@ -12,6 +12,10 @@ import java.util.Map;
  */
 public final class StreamsSettings {
 
+    /** ksqlDB commits every 2 s; Kafka Streams' exactly-once default is 100 ms (docs/architecture.md). */
+    static final long COMMIT_INTERVAL_MS = 1_000;
+    static final long CACHE_BYTES = 32L * 1024 * 1024;
+
     private StreamsSettings() {
     }
 
@@ -26,6 +30,8 @@ public final class StreamsSettings {
         settings.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, TspipeRocksDbConfigSetter.class);
         // A standby per task: with one instance it stays unassigned; with more, failover is fast.
         settings.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
+        settings.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL_MS);
+        settings.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, CACHE_BYTES);
         return settings;
     }
 

@@ -30,7 +30,7 @@ import java.util.Map;
  *                     ├─ keyed by device ─────────────────────────┐
  *                     └─ other key ─► key by device ─► repartition ─► decode ─┴─► ingest ─► readings-dlq
  *                                                                               (expired, future)
- * ingest owns: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest, stream-time
+ * ingest owns: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest
  * </pre>
  *
  * Only records whose Kafka key is not their device go through the repartition topic; records
@@ -99,14 +99,18 @@ public final class TspipeTopology {
 
     static List<StoreBuilder<KeyValueStore<Bytes, byte[]>>> stores(PipelineConfig config, SegmentedStoreFactory segmentedStores) {
         List<StoreBuilder<KeyValueStore<Bytes, byte[]>>> stores = new ArrayList<>();
-        stores.add(segmented(segmentedStores, StoreNames.RAW, config.rawRetentionMs(), config.rawSegmentMs()));
+        // Kafka Streams' record cache only pays where several writes to one row fall into one commit interval:
+        // never for raw rows (each is written once), rarely for 1-minute buckets, almost always for hourly and
+        // daily buckets and the latest value during a backfill. Elsewhere it only adds a sorted-map insert and
+        // an eviction per write (docs/storage.md, "Record cache").
+        stores.add(segmented(segmentedStores, StoreNames.RAW, config.rawRetentionMs(), config.rawSegmentMs())
+                .withCachingDisabled());
         for (RollupStep step : RollupStep.values()) {
-            stores.add(segmented(segmentedStores, StoreNames.rollup(step), config.rollupRetentionMs(step),
-                    Math.min(step.segment().toMillis(), config.rollupRetentionMs(step))));
+            StoreBuilder<KeyValueStore<Bytes, byte[]>> rollups = segmented(segmentedStores, StoreNames.rollup(step),
+                    config.rollupRetentionMs(step), Math.min(step.segment().toMillis(), config.rollupRetentionMs(step)));
+            stores.add(step == RollupStep.MINUTE ? rollups.withCachingDisabled() : rollups);
         }
         stores.add(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.LATEST), Serdes.Bytes(), Serdes.ByteArray())
-                .withCachingEnabled());
-        stores.add(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.STREAM_TIME), Serdes.Bytes(), Serdes.ByteArray())
                 .withCachingEnabled());
         return stores;
     }

@@ -39,7 +39,7 @@ class TopologyShapeTest {
 
         assertThat(storesByNode).containsOnlyKeys("ingest");
         assertThat(storesByNode.get("ingest")).containsExactlyInAnyOrder(StoreNames.RAW, StoreNames.LATEST,
-                StoreNames.STREAM_TIME, "rollups-1m", "rollups-1h", "rollups-1d");
+                "rollups-1m", "rollups-1h", "rollups-1d");
     }
 
     @Test
