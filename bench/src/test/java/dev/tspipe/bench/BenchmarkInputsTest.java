@@ -1,7 +1,10 @@
 package dev.tspipe.bench;
 
+import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.processor.topology.RollupStep;
 import dev.tspipe.schemas.Reading;
 
 import org.junit.jupiter.api.Test;
@@ -31,6 +34,19 @@ class BenchmarkInputsTest {
                 .startsWith("Z%C3%BCrich%20S%C3%BCd%20%C2%B0C%20%E2%82%AC1#temperature#");
         assertThat(new String(bench.encodeSalted(), StandardCharsets.US_ASCII))
                 .matches("[0-9a-f]{4}#sensor-000123#temperature#9223370336854775807");
+    }
+
+    @Test
+    void rollupBenchmarkAddsTheReadingToTheStoredBucket() {
+        RollupBenchmark bench = new RollupBenchmark();
+        bench.setUp();
+
+        assertThat(new String(bench.bucketKey(RollupStep.HOUR), StandardCharsets.US_ASCII))
+                .isEqualTo(new String(RowKey.encodeRollup(KeyLayout.DEFAULT, SeriesId.of("sensor-000123", "temperature"),
+                        RollupStep.HOUR.bucketStart(RollupBenchmark.TIMESTAMP)), StandardCharsets.US_ASCII));
+        // Stored: 20.5 and 19.0; the benchmark adds 21.25 as the newest reading.
+        assertThat(Rollup.fromBytes(bench.updatedBucket()))
+                .isEqualTo(new Rollup(3, 60.75, 19.0, 21.25, 21.25, RollupBenchmark.TIMESTAMP));
     }
 
     @Test
