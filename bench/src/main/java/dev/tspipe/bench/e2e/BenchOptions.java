@@ -41,7 +41,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
               --span-hours H      event time covered by the readings (3)
               --threads T         stream threads of both applications (1)
               --catch-up-timeout-seconds S  longest catch-up per application; then the throughput
-                                  is what it committed so far, marked caughtUp=false (90)
+                                  is what it committed so far, marked caughtUp=false (150)
               --baseline-grace-seconds G  grace of a second baseline run; 0: none (14400:
                                   longer than the span, so that it drops nothing)
               --out DIR           folder of the JSON result (bench/results)
@@ -53,7 +53,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
             """;
 
     static BenchOptions defaults() {
-        return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, 90, Path.of("bench", "results"), false, 4 * 3600, false, false,
+        return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, 150, Path.of("bench", "results"), false, 4 * 3600, false, false,
                 List.of(200, 1_000), 5, 30, true, List.of("-Xmx1g"));
     }
 

@@ -37,12 +37,16 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
 
     static final String STAGE = "ingest";
     private static final long NO_STREAM_TIME = Long.MIN_VALUE;
+    /** Rows remembered per store and task (about 200 bytes each): enough for the series of a busy task. */
+    static final int RECENT_WRITES_PER_STORE = 4_096;
 
     private final PipelineConfig config;
     private ProcessorContext<byte[], byte[]> context;
     private KeyValueStore<Bytes, byte[]> raw;
     private KeyValueStore<Bytes, byte[]> latest;
     private final Map<RollupStep, KeyValueStore<Bytes, byte[]>> rollups = new EnumMap<>(RollupStep.class);
+    private final Map<RollupStep, RecentWrites> recentRollups = new EnumMap<>(RollupStep.class);
+    private RecentWrites recentLatest;
     private long streamTime = NO_STREAM_TIME;
     private PipelineMetrics metrics;
 
@@ -58,7 +62,9 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
         latest = context.getStateStore(StoreNames.LATEST);
         for (RollupStep step : RollupStep.values()) {
             rollups.put(step, context.getStateStore(StoreNames.rollup(step)));
+            recentRollups.put(step, new RecentWrites(RECENT_WRITES_PER_STORE));
         }
+        recentLatest = new RecentWrites(RECENT_WRITES_PER_STORE);
         // Every accepted reading writes its raw row, so the largest raw row timestamp is stream time; the raw
         // store keeps it across restarts and restores, and this processor keeps it current from there.
         streamTime = LifecycleKeyValueStore.streamTimeOf(raw).orElse(NO_STREAM_TIME);
@@ -110,9 +116,13 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
 
     private void updateRollup(RollupStep step, byte[] seriesPrefix, ValidReading reading, RawRow old) {
         KeyValueStore<Bytes, byte[]> store = rollups.get(step);
+        RecentWrites recent = recentRollups.get(step);
         long bucketStart = step.bucketStart(reading.epochMillis());
         Bytes key = Bytes.wrap(RowKey.withTimestamp(seriesPrefix, bucketStart));
-        byte[] current = store.get(key);
+        byte[] current = recent.get(key);
+        if (current == null) {
+            current = store.get(key);
+        }
         Rollup updated;
         if (current == null) {
             updated = Rollup.of(reading.value(), reading.epochMillis());
@@ -127,7 +137,9 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
                 updated = bucket.replace(old.value(), reading.value(), reading.epochMillis());
             }
         }
-        store.put(key, updated.toBytes());
+        byte[] bytes = updated.toBytes();
+        store.put(key, bytes);
+        recent.wrote(key, bytes);
     }
 
     /** The bucket from its raw rows (the new value is already written): exact min and max again. */
@@ -150,9 +162,14 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
 
     private void updateLatest(byte[] seriesPrefix, ValidReading reading) {
         Bytes key = Bytes.wrap(seriesPrefix);
-        byte[] current = latest.get(key);
+        byte[] current = recentLatest.get(key);
+        if (current == null) {
+            current = latest.get(key);
+        }
         if (current == null || reading.epochMillis() >= ByteBuffer.wrap(current).getLong()) {
-            latest.put(key, new LatestReading(reading.epochMillis(), reading.row()).toBytes());
+            byte[] bytes = new LatestReading(reading.epochMillis(), reading.row()).toBytes();
+            latest.put(key, bytes);
+            recentLatest.wrote(key, bytes);
         }
     }
 
