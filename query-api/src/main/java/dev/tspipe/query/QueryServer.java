@@ -74,11 +74,13 @@ public final class QueryServer implements AutoCloseable {
     private final Javalin http;
     private final QueryMetrics metrics;
     private final String url;
+    private final Forwarder forwarder;
 
-    private QueryServer(Javalin http, QueryMetrics metrics, String url) {
+    private QueryServer(Javalin http, QueryMetrics metrics, String url, Forwarder forwarder) {
         this.http = http;
         this.metrics = metrics;
         this.url = url;
+        this.forwarder = forwarder;
     }
 
     public static Builder builder() {
@@ -98,6 +100,7 @@ public final class QueryServer implements AutoCloseable {
     @Override
     public void close() {
         http.stop();
+        forwarder.close();
         metrics.close();
     }
 
@@ -173,9 +176,9 @@ public final class QueryServer implements AutoCloseable {
             Objects.requireNonNull(advertised, "advertised");
             MeterRegistry registry = meterRegistry != null ? meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             QueryMetrics metrics = new QueryMetrics(registry, streams);
+            Forwarder forwarder = new Forwarder(connectTimeout, requestTimeout);
             Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics,
-                    new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag),
-                    new Forwarder(connectTimeout, requestTimeout));
+                    new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag), forwarder);
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
                 config.startup.showOldJavalinVersionWarning = false;
@@ -189,10 +192,12 @@ public final class QueryServer implements AutoCloseable {
             try {
                 http.start();
             } catch (RuntimeException e) {
+                forwarder.close();
                 metrics.close();
                 throw e;
             }
-            QueryServer server = new QueryServer(http, metrics, "http://" + advertised.host() + ":" + advertised.port());
+            QueryServer server = new QueryServer(http, metrics, "http://" + advertised.host() + ":" + advertised.port(),
+                    forwarder);
             LOG.info("Query API listening on {}:{}, advertised as {}", bindHost, http.port(), server.url());
             return server;
         }

@@ -1,40 +1,66 @@
 package dev.tspipe.query.routing;
 
 import org.apache.kafka.streams.state.HostInfo;
+import org.eclipse.jetty.client.CompletableResponseListener;
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Forwards a GET to another instance of the application and hands back its answer unchanged.
  * Forwarded requests carry {@value #FORWARDED_HEADER}{@code : 1}; an instance answers them from
  * its local stores only, so a request makes at most one hop.
+ *
+ * <p>The transport is Jetty's HTTP client (the Jetty the query server runs on), with pooled keep-alive
+ * connections per instance. The JDK's {@code java.net.http.HttpClient} used before added about 9 ms to
+ * every forwarded request here (measured with {@code wrk -c1}: 9.6 ms median through the forwarding
+ * instance against 0.44 ms from the owner for the same forwarded request).
  */
-public final class Forwarder {
+public final class Forwarder implements AutoCloseable {
 
     public static final String FORWARDED_HEADER = "X-Tspipe-Forwarded";
 
     private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
     /** Headers that describe one connection, not the answer. */
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "content-length", "transfer-encoding", "keep-alive",
-            "date", "server", ":status");
+            "date", "server");
+    /** Largest answer taken from another instance (a page of 10,000 readings with tags is a few MiB). */
+    private static final int MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
     private final HttpClient client;
     private final Duration requestTimeout;
 
     public Forwarder(Duration connectTimeout, Duration requestTimeout) {
-        this.client = HttpClient.newBuilder().connectTimeout(connectTimeout).version(HttpClient.Version.HTTP_1_1).build();
         this.requestTimeout = requestTimeout;
+        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
+        threads.setName("query-forwarder");
+        threads.setDaemon(true);
+        client = new HttpClient();
+        client.setExecutor(threads);
+        client.setConnectTimeout(connectTimeout.toMillis());
+        client.setFollowRedirects(false);
+        client.setUserAgentField(null);
+        try {
+            client.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the HTTP client that forwards queries", e);
+        }
     }
 
     /** An answer of another instance. */
@@ -46,23 +72,35 @@ public final class Forwarder {
      * (the caller then tries the next target).
      */
     public Optional<Answer> get(HostInfo host, String pathAndQuery) {
-        URI uri = URI.create("http://" + host.host() + ":" + host.port() + pathAndQuery);
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(requestTimeout).header(FORWARDED_HEADER, "1").GET().build();
+        Request request = client.newRequest("http://" + host.host() + ":" + host.port() + pathAndQuery)
+                .method(HttpMethod.GET)
+                .headers(headers -> headers.put(FORWARDED_HEADER, "1"))
+                .timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
         try {
-            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            Map<String, List<String>> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-            response.headers().map().forEach((name, values) -> {
-                if (!HOP_BY_HOP.contains(name.toLowerCase(java.util.Locale.ROOT))) {
-                    headers.put(name, values);
+            ContentResponse response = new CompletableResponseListener(request, MAX_ANSWER_BYTES).send().get();
+            Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+            for (HttpField field : response.getHeaders()) {
+                if (!HOP_BY_HOP.contains(field.getName().toLowerCase(Locale.ROOT))) {
+                    headers.computeIfAbsent(field.getName(), name -> new ArrayList<>()).add(field.getValue());
                 }
-            });
-            return Optional.of(new Answer(response.statusCode(), headers, response.body()));
-        } catch (IOException e) {
-            LOG.info("Instance {} did not answer {}: {}", host, pathAndQuery, e.toString());
+            }
+            return Optional.of(new Answer(response.getStatus(), headers, response.getContent()));
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            LOG.info("Instance {} did not answer {}: {}", host, pathAndQuery, cause.toString());
             return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.stop();
+        } catch (Exception e) {
+            LOG.warn("Could not stop the HTTP client that forwards queries: {}", e.toString());
         }
     }
 }
