@@ -1,6 +1,7 @@
 package dev.tspipe.processor.store;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -185,36 +186,40 @@ public final class RocksDbMemory {
                 return 0;
             }
             lastBalanceNanos = now;
-            return flushLargest(budgetBytes / 4, budgetBytes / 8);
+            return flushLargest(SEGMENTS, budgetBytes / 4, budgetBytes / 8);
         }
     }
 
-    /** The balancing pass itself, without the rate limit (tests). */
-    static int flushLargest(long triggerBytes, long targetBytes) {
-        synchronized (SEGMENTS_LOCK) {
-            List<long[]> sizes = new ArrayList<>(SEGMENTS.size());
-            List<Segment> segments = new ArrayList<>(SEGMENTS);
-            long total = 0;
-            for (int i = 0; i < segments.size(); i++) {
-                long size = segments.get(i).activeMemtableBytes();
-                sizes.add(new long[] {size, i});
-                total += size;
-            }
-            if (total <= triggerBytes) {
-                return 0;
-            }
-            sizes.sort(Comparator.comparingLong((long[] entry) -> entry[0]).reversed());
-            int flushed = 0;
-            for (long[] entry : sizes) {
-                if (total <= targetBytes) {
-                    break;
-                }
-                segments.get((int) entry[1]).requestFlush();
-                total -= entry[0];
-                flushed++;
-            }
-            return flushed;
+    /**
+     * The balancing pass itself: if the active memtables of {@code open} hold more than {@code triggerBytes},
+     * flushes the largest until the others hold at most {@code targetBytes}. The caller holds
+     * {@code SEGMENTS_LOCK} or owns the segments (tests).
+     */
+    static int flushLargest(Collection<Segment> open, long triggerBytes, long targetBytes) {
+        List<Sized> sized = new ArrayList<>(open.size());
+        long total = 0;
+        for (Segment segment : open) {
+            long bytes = segment.activeMemtableBytes();
+            sized.add(new Sized(segment, bytes));
+            total += bytes;
         }
+        if (total <= triggerBytes) {
+            return 0;
+        }
+        sized.sort(Comparator.comparingLong(Sized::bytes).reversed());
+        int flushed = 0;
+        for (Sized entry : sized) {
+            if (total <= targetBytes) {
+                break;
+            }
+            entry.segment().requestFlush();
+            total -= entry.bytes();
+            flushed++;
+        }
+        return flushed;
+    }
+
+    private record Sized(Segment segment, long bytes) {
     }
 
     private static synchronized Shared shared() {

@@ -16,6 +16,7 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.query.KeyQuery;
@@ -187,6 +188,34 @@ class SegmentedKeyValueStoreTest {
                 .containsExactly(CompressionType.ZSTD_COMPRESSION, CompressionType.LZ4_COMPRESSION);
         assertThat(fixture.store.segmentStatistics()).extracting(SegmentStatistics::bottommostCompression)
                 .containsOnly(CompressionType.ZSTD_COMPRESSION);
+    }
+
+    @Test
+    void atLeastOnceEveryCommitPersistsExactlyOnceOnlyClosingDoes() {
+        for (int i = 0; i < 100; i++) {
+            fixture.store.put(key(SeriesId.of("d" + i, "t"), T0 + i), value("x".repeat(50)));
+        }
+        fixture.store.commit(Map.of());
+        assertThat(fixture.store.segmentStatistics().get(0).liveSstBytes()).isPositive();
+        assertThat(stateDir.resolve(SPEC.name()).resolve(SegmentedKeyValueStore.STREAM_TIME_FILE)).exists();
+        fixture.store.close();
+
+        Path eosDir = stateDir.resolve("eos");
+        fixture = StoreFixture.open(eosDir.toFile(), SPEC, StreamsConfig.EXACTLY_ONCE_V2);
+        for (int i = 0; i < 100; i++) {
+            fixture.store.put(key(SeriesId.of("d" + i, "t"), T0 + i), value("x".repeat(50)));
+        }
+        fixture.store.commit(Map.of());
+        // Kafka Streams keeps no checkpoint while an exactly-once task runs: nothing needs to be durable yet.
+        assertThat(fixture.store.segmentStatistics().get(0).liveSstBytes()).isZero();
+        assertThat(eosDir.resolve(SPEC.name()).resolve(SegmentedKeyValueStore.STREAM_TIME_FILE)).doesNotExist();
+        fixture.store.close();
+        assertThat(eosDir.resolve(SPEC.name()).resolve(SegmentedKeyValueStore.STREAM_TIME_FILE)).hasContent(Long.toString(T0 + 99));
+
+        fixture = StoreFixture.open(eosDir.toFile(), SPEC, StreamsConfig.EXACTLY_ONCE_V2);
+        assertThat(fixture.store.approximateNumEntries()).isEqualTo(100);
+        assertThat(fixture.store.get(key(SeriesId.of("d7", "t"), T0 + 7))).isEqualTo(value("x".repeat(50)));
+        assertThat(fixture.store.streamTime()).hasValue(T0 + 99);
     }
 
     @Test

@@ -22,17 +22,23 @@ final class StoreFixture {
     final SegmentedKeyValueStore store;
     StateRestoreCallback restoreCallback;
 
-    private StoreFixture(File stateDir, SegmentedStoreSpec spec) {
+    private StoreFixture(File stateDir, SegmentedStoreSpec spec, String processingGuarantee) {
         Properties properties = new Properties();
         properties.put(StreamsConfig.APPLICATION_ID_CONFIG, "store-test");
         properties.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
+        properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, processingGuarantee);
         processorContext = new MockProcessorContext<>(properties, new TaskId(0, 3), stateDir);
         store = new SegmentedKeyValueStore(spec);
         store.init(new CapturingContext(processorContext.getStateStoreContext()), store);
     }
 
+    /** A store of an at-least-once application (Kafka Streams' default). */
     static StoreFixture open(File stateDir, SegmentedStoreSpec spec) {
-        return new StoreFixture(stateDir, spec);
+        return new StoreFixture(stateDir, spec, StreamsConfig.AT_LEAST_ONCE);
+    }
+
+    static StoreFixture open(File stateDir, SegmentedStoreSpec spec, String processingGuarantee) {
+        return new StoreFixture(stateDir, spec, processingGuarantee);
     }
 
     /** Delegates to the mock context and keeps the restore callback the store registers. */
