@@ -14,6 +14,8 @@ import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.WriteBufferManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one memory budget of every RocksDB instance in the JVM: tspipe's segments and Kafka Streams'
@@ -35,7 +37,8 @@ import org.rocksdb.WriteBufferManager;
  *   <tr><td>high-priority pool</td><td>10% of the cache</td><td>index and filter blocks are cached
  *       with high priority, so scans of data blocks do not evict them</td></tr>
  *   <tr><td>write buffer manager</td><td>half of the budget, charged to the cache; 64 KiB arena blocks</td><td>bounds
- *       all memtables together; when reached, the largest memtable is flushed</td></tr>
+ *       all memtables together (the hard limit); when reached, a write flushes the memtable of the
+ *       instance it writes to (see below for why tspipe flushes the largest ones before that)</td></tr>
  *   <tr><td>bloom filter</td><td>10 bits per key (about 1% false positives)</td><td>a point read
  *       ({@code get}) skips SST files that cannot hold the key</td></tr>
  *   <tr><td>block size</td><td>{@value #BLOCK_SIZE_BYTES} bytes</td><td>rows are small; larger blocks
@@ -61,6 +64,8 @@ import org.rocksdb.WriteBufferManager;
  * uses them would crash the process.
  */
 public final class RocksDbMemory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbMemory.class);
 
     public static final long DEFAULT_BUDGET_BYTES = 256L * 1024 * 1024;
     /** Smallest budget accepted: below it RocksDB thrashes. */
@@ -212,7 +217,13 @@ public final class RocksDbMemory {
             if (total <= targetBytes) {
                 break;
             }
-            entry.segment().requestFlush();
+            try {
+                entry.segment().requestFlush();
+            } catch (RuntimeException e) {
+                // Another task's segment: its own next write reports the problem to its task.
+                LOG.warn("Could not flush a memtable to stay within the RocksDB memory budget: {}", e.toString());
+                continue;
+            }
             total -= entry.bytes();
             flushed++;
         }
