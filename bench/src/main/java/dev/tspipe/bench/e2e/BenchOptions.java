@@ -46,7 +46,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
                                   longer than the span, so that it drops nothing)
               --out DIR           folder of the JSON result (bench/results)
               --query-rates LIST  request rates, per second (200,1000)
-              --query-seconds S   seconds per query step (5)
+              --query-seconds S   seconds per query step (15)
               --settle-seconds S  longest wait for both instances to go idle before the queries (30)
               --node-jvm-opts S   JVM options of the application processes, space-separated (-Xmx1g)
               --skip-baseline --skip-queries --skip-restore --no-profile
@@ -54,7 +54,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
 
     static BenchOptions defaults() {
         return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, 150, Path.of("bench", "results"), false, 4 * 3600, false, false,
-                List.of(200, 1_000), 5, 30, true, List.of("-Xmx1g"));
+                List.of(200, 1_000), 15, 30, true, List.of("-Xmx1g"));
     }
 
     static BenchOptions parse(String... args) {
