@@ -190,22 +190,23 @@ class SegmentedKeyValueStoreTest {
                 .containsOnly(CompressionType.ZSTD_COMPRESSION);
     }
 
-    @Test
-    void atLeastOnceEveryCommitPersistsExactlyOnceOnlyClosingDoes() {
+    private void putHundredRowsAndCommit() {
         for (int i = 0; i < 100; i++) {
             fixture.store.put(key(SeriesId.of("d" + i, "t"), T0 + i), value("x".repeat(50)));
         }
         fixture.store.commit(Map.of());
+    }
+
+    @Test
+    void atLeastOnceEveryCommitPersistsExactlyOnceOnlyClosingDoes() {
+        putHundredRowsAndCommit();
         assertThat(fixture.store.segmentStatistics().get(0).liveSstBytes()).isPositive();
         assertThat(stateDir.resolve(SPEC.name()).resolve(SegmentedKeyValueStore.STREAM_TIME_FILE)).exists();
         fixture.store.close();
 
         Path eosDir = stateDir.resolve("eos");
         fixture = StoreFixture.open(eosDir.toFile(), SPEC, StreamsConfig.EXACTLY_ONCE_V2);
-        for (int i = 0; i < 100; i++) {
-            fixture.store.put(key(SeriesId.of("d" + i, "t"), T0 + i), value("x".repeat(50)));
-        }
-        fixture.store.commit(Map.of());
+        putHundredRowsAndCommit();
         // Kafka Streams keeps no checkpoint while an exactly-once task runs: nothing needs to be durable yet.
         assertThat(fixture.store.segmentStatistics().get(0).liveSstBytes()).isZero();
         assertThat(eosDir.resolve(SPEC.name()).resolve(SegmentedKeyValueStore.STREAM_TIME_FILE)).doesNotExist();
