@@ -2,6 +2,7 @@ package dev.tspipe.query;
 
 import dev.tspipe.processor.store.SegmentStatistics;
 import dev.tspipe.processor.store.SegmentedKeyValueStore;
+import dev.tspipe.processor.store.StoreLayers;
 import dev.tspipe.processor.topology.RollupStep;
 import dev.tspipe.processor.topology.StoreNames;
 import org.apache.kafka.common.Metric;
@@ -15,12 +16,12 @@ import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.QueryableStoreType;
 import org.apache.kafka.streams.state.internals.StateStoreProvider;
-import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The statistics of this instance's active partitions (AnalyticDB's partition statistics): per
@@ -81,11 +82,9 @@ final class LocalPartitionStatistics {
         }
         StateStore outer = found.get(0);
         long rows = outer instanceof KeyValueStore<?, ?> kv ? kv.approximateNumEntries() : -1;
-        StateStore inner = outer;
-        while (inner instanceof WrappedStateStore<?, ?, ?> layer && !(inner instanceof SegmentedKeyValueStore)) {
-            inner = layer.wrapped();
-        }
-        if (inner instanceof SegmentedKeyValueStore segmented) {
+        Optional<SegmentedKeyValueStore> inner = StoreLayers.find(outer, SegmentedKeyValueStore.class);
+        if (inner.isPresent()) {
+            SegmentedKeyValueStore segmented = inner.get();
             List<Segment> segments = new ArrayList<>();
             long bytes = 0;
             for (SegmentStatistics s : segmented.segmentStatistics()) {

@@ -14,6 +14,7 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -34,6 +35,8 @@ public final class LifecycleKeyValueStore extends WrappedStateStore<KeyValueStor
 
     private final long retentionMs;
     private long streamTime = NO_STREAM_TIME;
+    /** The segmented store below, looked up on first use; null until then. */
+    private Optional<SegmentedKeyValueStore> segmented;
 
     LifecycleKeyValueStore(KeyValueStore<Bytes, byte[]> wrapped, long retentionMs) {
         super(wrapped);
@@ -66,26 +69,18 @@ public final class LifecycleKeyValueStore extends WrappedStateStore<KeyValueStor
      * @throws IllegalArgumentException if {@code store} is not a segmented store built by {@link #builder}
      */
     public static OptionalLong streamTimeOf(StateStore store) {
-        StateStore layer = store;
-        while (!(layer instanceof LifecycleKeyValueStore)) {
-            if (!(layer instanceof WrappedStateStore<?, ?, ?> wrapper)) {
-                throw new IllegalArgumentException("store " + store.name() + " is not a segmented store (built by "
-                        + "LifecycleKeyValueStore.builder)");
-            }
-            layer = wrapper.wrapped();
-        }
-        return ((LifecycleKeyValueStore) layer).streamTime();
+        return StoreLayers.find(store, LifecycleKeyValueStore.class)
+                .orElseThrow(() -> new IllegalArgumentException("store " + store.name()
+                        + " is not a segmented store (built by LifecycleKeyValueStore.builder)"))
+                .streamTime();
     }
 
     private long segmentedStreamTime() {
-        Object store = wrapped();
-        while (store instanceof WrappedStateStore<?, ?, ?> layer && !(store instanceof SegmentedKeyValueStore)) {
-            store = layer.wrapped();
+        // The layers below never change: look for the segments once, not on every read.
+        if (segmented == null) {
+            segmented = StoreLayers.find(wrapped(), SegmentedKeyValueStore.class);
         }
-        if (store instanceof SegmentedKeyValueStore segmented) {
-            return segmented.streamTime().orElse(NO_STREAM_TIME);
-        }
-        return NO_STREAM_TIME;
+        return segmented.isPresent() ? segmented.get().streamTime().orElse(NO_STREAM_TIME) : NO_STREAM_TIME;
     }
 
     /** Rows with a timestamp below this are expired; computed once per read, not once per row. */
