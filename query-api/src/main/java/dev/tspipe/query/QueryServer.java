@@ -117,6 +117,7 @@ public final class QueryServer implements AutoCloseable {
         private long maxStandbyLag = 10_000;
         private Duration connectTimeout = Duration.ofSeconds(2);
         private Duration requestTimeout = Duration.ofSeconds(5);
+        private Duration failoverWait = Duration.ofSeconds(1);
 
         private Builder() {
         }
@@ -172,6 +173,18 @@ public final class QueryServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long a read that no instance can answer keeps trying before it is a 503: while partitions move,
+         * a standby that becomes active is briefly queryable nowhere. Default 1 s; zero answers 503 at once.
+         */
+        public Builder failoverWait(Duration failoverWait) {
+            if (failoverWait.isNegative()) {
+                throw new IllegalArgumentException("failoverWait must be >= 0, was " + failoverWait);
+            }
+            this.failoverWait = failoverWait;
+            return this;
+        }
+
         public QueryServer start() {
             Objects.requireNonNull(streams, "streams");
             Objects.requireNonNull(pipelineConfig, "pipelineConfig");
@@ -181,7 +194,7 @@ public final class QueryServer implements AutoCloseable {
             Forwarder forwarder = new Forwarder(connectTimeout, requestTimeout);
             Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics,
                     new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag), forwarder,
-                    requestTimeout);
+                    requestTimeout, failoverWait);
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
                 config.startup.showOldJavalinVersionWarning = false;
@@ -240,13 +253,13 @@ public final class QueryServer implements AutoCloseable {
         private final LocalPartitionStatistics statistics;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
-               SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout) {
+               SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait) {
             this.streams = streams;
             this.layout = layout;
             this.registry = registry;
             this.metrics = metrics;
             this.routing = routing;
-            this.router = new RoutedRead(forwarder::get, routing::acceptableLocalLag);
+            this.router = new RoutedRead(forwarder::get, routing::acceptableLocalLag, failoverWait);
             this.forwarder = forwarder;
             this.statisticsTimeout = statisticsTimeout;
             this.reader = new SeriesReader(layout);
@@ -392,9 +405,10 @@ public final class QueryServer implements AutoCloseable {
         /** Answers from the first target of the routing plan that can; 503 when none can. */
         private void routed(Context ctx, String store, String distributionKey, Function<SeriesReader.Stores, Object> read) {
             boolean forwarded = ctx.header(Forwarder.FORWARDED_HEADER) != null;
-            List<Target> plan = routing.plan(store, distributionKey.getBytes(StandardCharsets.UTF_8), forwarded);
+            byte[] key = distributionKey.getBytes(StandardCharsets.UTF_8);
             String query = ctx.queryString();
-            RoutedAnswer<Object> answer = router.answer(store, plan, (partition, stale) -> local(read, partition, stale),
+            RoutedAnswer<Object> answer = router.answer(store, () -> routing.plan(store, key, forwarded),
+                    (partition, stale) -> local(read, partition, stale),
                     ctx.path() + (query == null ? "" : "?" + query));
             if (answer instanceof RoutedAnswer.Local<Object> local) {
                 if (local.stale()) {

@@ -357,6 +357,7 @@ class TwoInstancesIT {
     void whenOneInstanceStopsTheSurvivorAnswersStaleOr503ButNever500ThenCompleteAgain() throws Exception {
         Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> unavailable = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicBoolean polling = new AtomicBoolean(true);
         List<String> seriesNames = new ArrayList<>(EXPECTED.keySet());
         Thread poller = new Thread(() -> {
@@ -366,6 +367,9 @@ class TwoInstancesIT {
                 try {
                     Answer answer = get(a, readingsPath(series, "limit=10000"));
                     statuses.merge(answer.status(), 1, Integer::sum);
+                    if (answer.status() == 503) {
+                        unavailable.add(answer.raw().body());
+                    }
                     if (answer.status() == 503 && answer.header("Retry-After") == null) {
                         problems.add("503 without Retry-After for " + series);
                     } else if (answer.status() == 200 && "true".equals(answer.header(QueryServer.STALE_HEADER))
@@ -391,6 +395,7 @@ class TwoInstancesIT {
             poller.join();
         }
         System.out.println("failover answers by status: " + statuses);
+        unavailable.stream().distinct().limit(5).forEach(body -> System.out.println("failover 503: " + body));
         assertThat(problems).isEmpty();
         assertThat(statuses.keySet()).isSubsetOf(200, 503);
         Answer statistics = get(a, "/api/v1/stats/partitions");

@@ -2,12 +2,15 @@ package dev.tspipe.query.routing;
 
 import org.apache.kafka.streams.state.HostInfo;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Carries out a {@link SeriesRouting} plan for one read: tries its targets in order and returns the
@@ -26,6 +29,13 @@ import java.util.Set;
  * what its standby did not yet have), the same partition is read from its stale store, as KIP-535 allows,
  * if its changelog lag is within the bound {@link LocalLags} applies. The answer is then marked stale
  * with that lag, as a standby's is.
+ *
+ * <p>While partitions move, there is a moment when no copy of a partition is queryable anywhere: a
+ * standby that becomes the active task is closed as a standby and opened again as an active task
+ * (measured in {@code TwoInstancesIT}: about half a second, in which Kafka Streams says the partition's
+ * store does not exist here). So when no target answered, the plan is made again and tried again every
+ * {@value #PAUSE_MS} ms, for at most the failover wait; only then is the answer {@link RoutedAnswer.NoneAnswered}.
+ * An empty plan (the partition of the key is not known: Kafka Streams has not started) is not waited for.
  */
 public final class RoutedRead {
 
@@ -56,21 +66,50 @@ public final class RoutedRead {
     /** The status by which another instance says "not here, not now": try the next target. */
     static final int UNAVAILABLE = 503;
 
+    /** The pause between two passes over a plan while no target answers. */
+    static final long PAUSE_MS = 50;
+
     private final RemoteRead remote;
     private final LocalLags lags;
+    private final Duration failoverWait;
 
-    public RoutedRead(RemoteRead remote, LocalLags lags) {
+    /**
+     * @param failoverWait how long a read that no target can answer keeps trying (plan made again every
+     *                     {@value #PAUSE_MS} ms) before it is none-answered; zero tries once
+     */
+    public RoutedRead(RemoteRead remote, LocalLags lags, Duration failoverWait) {
         this.remote = remote;
         this.lags = lags;
+        this.failoverWait = failoverWait;
     }
 
     /**
-     * Answers a read of {@code store} by the first target of {@code plan} that can.
+     * Answers a read of {@code store} by the first target of the plan that can.
      *
+     * @param planner      makes the plan ({@link SeriesRouting#plan}); asked again for every pass
      * @param local        reads this instance's stores; what it throws (a 404 of the read) propagates
      * @param pathAndQuery what another instance is asked for
      */
-    public <T> RoutedAnswer<T> answer(String store, List<Target> plan, LocalRead<T> local, String pathAndQuery) {
+    public <T> RoutedAnswer<T> answer(String store, Supplier<List<Target>> planner, LocalRead<T> local, String pathAndQuery) {
+        long deadline = System.nanoTime() + failoverWait.toNanos();
+        while (true) {
+            List<Target> plan = planner.get();
+            RoutedAnswer<T> answer = pass(store, plan, local, pathAndQuery);
+            if (!(answer instanceof RoutedAnswer.NoneAnswered) || plan.isEmpty()
+                    || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PAUSE_MS) > deadline) {
+                return answer;
+            }
+            try {
+                Thread.sleep(PAUSE_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return answer;
+            }
+        }
+    }
+
+    /** One pass over the plan's targets, in order. */
+    private <T> RoutedAnswer<T> pass(String store, List<Target> plan, LocalRead<T> local, String pathAndQuery) {
         List<String> attempts = new ArrayList<>();
         Set<Integer> staleTried = new HashSet<>();
         for (Target target : plan) {
