@@ -97,6 +97,11 @@ final class JsonErrorPages {
         }
     }
 
+    /** Every answer has the JSON body, but the answer to a HEAD, which must have none. */
+    private static boolean bodyFor(String method) {
+        return !"HEAD".equals(method);
+    }
+
     /** Sets the status the client gets, and {@code Retry-After} with a 503; returns the status. */
     private static int prepare(Response response, int jettyStatus) {
         int status = statusFor(jettyStatus);
@@ -116,7 +121,7 @@ final class JsonErrorPages {
 
         @Override
         public boolean errorPageForMethod(String method) {
-            return true;
+            return bodyFor(method);
         }
 
         @Override
@@ -142,7 +147,7 @@ final class JsonErrorPages {
 
         @Override
         public boolean errorPageForMethod(String method) {
-            return true;
+            return bodyFor(method);
         }
 
         @Override

@@ -306,7 +306,8 @@ public final class QueryServer implements AutoCloseable {
             // Only a fault of the server gets here: every bad input is refused above as a 4xx.
             config.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("Query {} {} failed", ctx.method(), ctx.path(), e);
-                error(ctx, 500, "internal", "the server failed to answer; the error is logged on " + routing.self());
+                error(ctx, 500, "internal", "the server failed to answer; the error is logged on "
+                        + routing.self().host() + ":" + routing.self().port());
             });
             config.routes.error(404, ctx -> {
                 String body = ctx.result();
@@ -314,7 +315,10 @@ public final class QueryServer implements AutoCloseable {
                     error(ctx, 404, "not-found", noRoute(ctx));
                 }
             });
-            config.routes.before(ctx -> QueryStringCheck.requireWellFormed(ctx.queryString()));
+            config.routes.before(ctx -> {
+                UriCheck.requireWellFormedPath(ctx.path());
+                UriCheck.requireWellFormedQuery(ctx.queryString());
+            });
         }
 
         private static String noRoute(Context ctx) {

@@ -182,6 +182,8 @@ class QueryServerTest {
         cases.put("GET /api/v1/series/a%zz/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
         cases.put("GET /api/v1/series/d/m/readings?limit=%zz HTTP/1.1\r\nHost: t\r\n\r\n", 400);
         cases.put("GET /api/v1/series/d/m/readings?li%mit=1 HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/d/m;a=b%/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/d;%G1/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
         cases.put("GET /he\u0000alth HTTP/1.1\r\nHost: t\r\n\r\n", 400);
         cases.put("GET /health HTTP/1.1\r\n\r\n", 400);
         cases.put("GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400);

@@ -73,7 +73,10 @@ final class RawHttp implements AutoCloseable {
         }
         Answer answer = read(head);
         String connection = answer.header("connection");
-        if (connection != null && connection.toLowerCase(Locale.ROOT).contains("close")) {
+        // After a HEAD the connection is not reused: a server that could not parse the request line does not
+        // know it was a HEAD, answers with a body and closes, which this client could not tell from a
+        // Content-Length without body.
+        if (head || answer.status() == 101 || connection != null && connection.toLowerCase(Locale.ROOT).contains("close")) {
             close();
         }
         return answer;

@@ -7,31 +7,45 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Refuses a query string that is not percent-encoded UTF-8. The servlet layer decodes leniently: it
- * drops a parameter with a broken escape ({@code limit=%zz} would mean "no limit") and turns invalid
- * UTF-8 ({@code %C3%28}) into U+FFFD, so a client's mistake would be answered as some other query.
- * Control characters ({@code %00} .. {@code %1F}, {@code %7F} .. U+009F) are refused too: no parameter can hold them.
+ * Refuses a path or query string that is not percent-encoded UTF-8, before any route reads it.
+ *
+ * <p>The query string is decoded leniently below: a parameter with a broken escape is dropped
+ * ({@code limit=%zz} would mean "no limit") and invalid UTF-8 ({@code %C3%28}) becomes U+FFFD, so a
+ * client's mistake would be answered as some other query. Jetty checks the path, but not the path
+ * parameters after a {@code ;} ({@code /x;a=%zz}), which Javalin then fails to decode. Control
+ * characters ({@code %00} .. {@code %1F}, {@code %7F} .. U+009F) are refused too: no name can hold them.
  */
-final class QueryStringCheck {
+final class UriCheck {
 
-    private QueryStringCheck() {
+    private UriCheck() {
+    }
+
+    /** Throws a 400 for {@code path} when a segment of the raw path is not percent-encoded UTF-8. */
+    static void requireWellFormedPath(String rawPath) {
+        for (String segment : rawPath.split("/", -1)) {
+            if (decode(segment, false) == null) {
+                throw ApiException.badParameter("path", "the segment '" + printable(segment) + "' is not percent-encoded "
+                        + "UTF-8 without control characters; encode device and metric names as UTF-8, each byte outside "
+                        + "A-Z a-z 0-9 - . _ ~ as %XX");
+            }
+        }
     }
 
     /** Throws a 400 that names the parameter (or "query string" when its name is what is broken). */
-    static void requireWellFormed(String rawQuery) {
+    static void requireWellFormedQuery(String rawQuery) {
         if (rawQuery == null || rawQuery.isEmpty()) {
             return;
         }
         for (String pair : rawQuery.split("&", -1)) {
             int equals = pair.indexOf('=');
             String rawName = equals < 0 ? pair : pair.substring(0, equals);
-            String name = decode(rawName);
+            String name = decode(rawName, true);
             if (name == null) {
                 throw ApiException.badParameter("query string", "the parameter name '" + printable(rawName)
                         + "' is not percent-encoded UTF-8 without control characters; encode every name and value "
                         + "as UTF-8, each byte outside A-Z a-z 0-9 - . _ ~ as %XX");
             }
-            if (equals >= 0 && decode(pair.substring(equals + 1)) == null) {
+            if (equals >= 0 && decode(pair.substring(equals + 1), true) == null) {
                 throw ApiException.badParameter(printable(name), "the value '" + printable(pair.substring(equals + 1))
                         + "' is not percent-encoded UTF-8 without control characters; encode it as UTF-8, each byte "
                         + "outside A-Z a-z 0-9 - . _ ~ as %XX");
@@ -39,8 +53,11 @@ final class QueryStringCheck {
         }
     }
 
-    /** The decoded text, or null when an escape is broken, the bytes are not UTF-8 or hold a control character. */
-    static String decode(String raw) {
+    /**
+     * The decoded text ({@code plusIsSpace} in a query string), or null when an escape is broken, the bytes
+     * are not UTF-8 or hold a control character.
+     */
+    static String decode(String raw, boolean plusIsSpace) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);
@@ -55,7 +72,7 @@ final class QueryStringCheck {
                 }
                 bytes.write(high << 4 | low);
                 i += 2;
-            } else if (c == '+') {
+            } else if (c == '+' && plusIsSpace) {
                 bytes.write(' ');
             } else if (c < 0x80) {
                 bytes.write(c);
