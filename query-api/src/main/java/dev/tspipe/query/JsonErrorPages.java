@@ -72,6 +72,8 @@ final class JsonErrorPages {
                     + " bytes; shorten the path or the query string");
             case 426 -> new Answers.Error("http-version", "this API speaks HTTP/1.1 (and HTTP/1.0) only; send the request "
                     + "as HTTP/1.1");
+            case 417 -> new Answers.Error("expectation-failed", "the server meets no Expect but 100-continue; "
+                    + "drop the Expect header");
             case 431 -> new Answers.Error("headers-too-large", "the request headers are larger than " + REQUEST_HEADER_BYTES
                     + " bytes in all" + detail + "; send fewer or shorter headers (the API needs none but Host)");
             case 500 -> new Answers.Error("internal", "the server failed to answer; the error is logged there");

@@ -15,7 +15,6 @@ import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.SeriesRouting;
-import dev.tspipe.query.routing.Target;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -496,27 +495,25 @@ public final class QueryServer implements AutoCloseable {
          */
         private void health(Context ctx) {
             KafkaStreams.State state = streams.state();
-            ObjectNode body = JSON.createObjectNode();
-            switch (state) {
-                case CREATED, REBALANCING, RUNNING -> body.put("status", "up").put("streams", state.name())
-                        .put("message", StreamsStates.meaning(state));
-                default -> body.put("error", "down").put("message", StreamsStates.meaning(state)).put("streams", state.name());
+            if (StreamsStates.alive(state)) {
+                json(ctx, 200, JSON.createObjectNode().put("status", "up").put("streams", state.name())
+                        .put("message", StreamsStates.meaning(state)));
+            } else {
+                json(ctx, 503, JSON.createObjectNode().put("error", "down").put("message", StreamsStates.meaning(state))
+                        .put("streams", state.name()));
             }
-            json(ctx, body.has("error") ? 503 : 200, body);
         }
 
         /** Readiness: 200 only while Kafka Streams is RUNNING, else 503 with {@code Retry-After}. */
         private void ready(Context ctx) {
             KafkaStreams.State state = streams.state();
-            ObjectNode body = JSON.createObjectNode();
             if (state == KafkaStreams.State.RUNNING) {
-                body.put("status", "ready").put("streams", state.name()).put("message", StreamsStates.meaning(state));
-                json(ctx, 200, body);
+                json(ctx, 200, JSON.createObjectNode().put("status", "ready").put("streams", state.name())
+                        .put("message", StreamsStates.meaning(state)));
             } else {
                 ctx.header("Retry-After", "1");
-                body.put("error", "unavailable").put("message", "not ready: " + StreamsStates.meaning(state))
-                        .put("streams", state.name());
-                json(ctx, 503, body);
+                json(ctx, 503, JSON.createObjectNode().put("error", "unavailable")
+                        .put("message", "not ready: " + StreamsStates.meaning(state)).put("streams", state.name()));
             }
         }
 

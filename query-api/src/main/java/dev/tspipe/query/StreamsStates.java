@@ -8,6 +8,15 @@ final class StreamsStates {
     private StreamsStates() {
     }
 
+    /**
+     * Whether the instance is alive: CREATED (the query server starts before Kafka Streams), REBALANCING or
+     * RUNNING. The other states lead to ERROR or NOT_RUNNING, which Kafka Streams never leaves by itself.
+     */
+    static boolean alive(KafkaStreams.State state) {
+        return state == KafkaStreams.State.CREATED || state == KafkaStreams.State.REBALANCING
+                || state == KafkaStreams.State.RUNNING;
+    }
+
     static String meaning(KafkaStreams.State state) {
         return switch (state) {
             case CREATED -> "Kafka Streams is CREATED: the instance is starting and has not joined its group yet; wait";

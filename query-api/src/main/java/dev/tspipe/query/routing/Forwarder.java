@@ -77,7 +77,7 @@ public final class Forwarder implements AutoCloseable {
      */
     public Optional<Answer> get(HostInfo host, String pathAndQuery) {
         try {
-            return send(host, pathAndQuery).get();
+            return send(host, pathAndQuery).answer().get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("the forwarding future failed although it never completes exceptionally", e);
         } catch (InterruptedException e) {
@@ -92,19 +92,19 @@ public final class Forwarder implements AutoCloseable {
      * host, in the order given.
      */
     public Map<HostInfo, Optional<Answer>> getAll(Collection<HostInfo> hosts, String pathAndQuery, Duration overall) {
-        Map<HostInfo, CompletableFuture<Optional<Answer>>> pending = new LinkedHashMap<>();
+        Map<HostInfo, Pending> pending = new LinkedHashMap<>();
         for (HostInfo host : hosts) {
             pending.put(host, send(host, pathAndQuery));
         }
         long deadline = System.nanoTime() + overall.toNanos();
         Map<HostInfo, Optional<Answer>> answers = new LinkedHashMap<>();
-        for (Map.Entry<HostInfo, CompletableFuture<Optional<Answer>>> host : pending.entrySet()) {
+        for (Map.Entry<HostInfo, Pending> host : pending.entrySet()) {
             Optional<Answer> answer;
             try {
-                answer = host.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                answer = host.getValue().answer().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 LOG.info("Instance {} did not answer {} within {} ms", host.getKey(), pathAndQuery, overall.toMillis());
-                host.getValue().cancel(true);
+                host.getValue().request().abort(e);
                 answer = Optional.empty();
             } catch (ExecutionException e) {
                 throw new IllegalStateException("the forwarding future failed although it never completes exceptionally", e);
@@ -117,13 +117,16 @@ public final class Forwarder implements AutoCloseable {
         return answers;
     }
 
-    /** Sends the GET; the future completes with the answer, or with empty when the host cannot be reached in time. */
-    private CompletableFuture<Optional<Answer>> send(HostInfo host, String pathAndQuery) {
+    /** A GET on its way; {@code answer} completes with the answer, or with empty when the host cannot be reached in time. */
+    private record Pending(Request request, CompletableFuture<Optional<Answer>> answer) {
+    }
+
+    private Pending send(HostInfo host, String pathAndQuery) {
         Request request = client.newRequest("http://" + host.host() + ":" + host.port() + pathAndQuery)
                 .method(HttpMethod.GET)
                 .headers(headers -> headers.put(FORWARDED_HEADER, "1"))
                 .timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        return new CompletableResponseListener(request, MAX_ANSWER_BYTES).send().handle((response, failure) -> {
+        return new Pending(request, new CompletableResponseListener(request, MAX_ANSWER_BYTES).send().handle((response, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
                 LOG.info("Instance {} did not answer {}: {}", host, pathAndQuery, cause.toString());
@@ -136,7 +139,7 @@ public final class Forwarder implements AutoCloseable {
                 }
             }
             return Optional.of(new Answer(response.getStatus(), headers, response.getContent()));
-        });
+        }));
     }
 
     @Override
