@@ -17,6 +17,7 @@ import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.SeriesRouting;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -275,15 +276,15 @@ public final class QueryServer implements AutoCloseable {
                 "/health", "/ready", "/metrics", "/openapi.json");
 
         void addTo(io.javalin.config.JavalinConfig config) {
-            config.routes.get(PATHS.get(0), this::readings);
-            config.routes.get(PATHS.get(1), this::latest);
-            config.routes.get(PATHS.get(2), this::rollups);
-            config.routes.get(PATHS.get(3), this::deviceMetrics);
-            config.routes.get(PATHS.get(4), this::partitionStatistics);
-            config.routes.get(PATHS.get(5), this::health);
-            config.routes.get(PATHS.get(6), this::ready);
-            config.routes.get(PATHS.get(7), this::prometheus);
-            config.routes.get(PATHS.get(8), this::openApi);
+            get(config, PATHS.get(0), this::readings);
+            get(config, PATHS.get(1), this::latest);
+            get(config, PATHS.get(2), this::rollups);
+            get(config, PATHS.get(3), this::deviceMetrics);
+            get(config, PATHS.get(4), this::partitionStatistics);
+            get(config, PATHS.get(5), this::health);
+            get(config, PATHS.get(6), this::ready);
+            get(config, PATHS.get(7), this::prometheus);
+            get(config, PATHS.get(8), this::openApi);
 
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
             config.routes.exception(InvalidStateStoreException.class, (e, ctx) ->
@@ -318,6 +319,15 @@ public final class QueryServer implements AutoCloseable {
                 UriCheck.requireWellFormedPath(ctx.path());
                 UriCheck.requireWellFormedQuery(ctx.queryString());
             });
+        }
+
+        /**
+         * A GET route, and the same handler for HEAD: by itself Javalin answers the HEAD of a GET route with
+         * an empty 200 without running it, so a HEAD of /ready would say ready while Kafka Streams is not.
+         */
+        private static void get(io.javalin.config.JavalinConfig config, String path, Handler handler) {
+            config.routes.get(path, handler);
+            config.routes.head(path, handler);
         }
 
         private static String noRoute(Context ctx) {

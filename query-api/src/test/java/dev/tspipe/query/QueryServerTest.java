@@ -130,6 +130,12 @@ class QueryServerTest {
         assertThat(ready.body().get("error").asText()).isEqualTo("unavailable");
         assertThat(ready.body().get("streams").asText()).isEqualTo("CREATED");
         assertThat(ready.body().get("message").asText()).contains("CREATED", "wait");
+        // HEAD runs the same handler (Javalin alone would answer it 200) and has no body.
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            RawHttp.Answer head = http.exchange("HEAD /ready HTTP/1.1\r\nHost: t\r\n\r\n".getBytes(StandardCharsets.US_ASCII), true);
+            assertThat(head.status()).isEqualTo(503);
+            assertThat(head.header("retry-after")).isEqualTo("1");
+        }
         Answer metrics = get("/metrics");
         assertThat(metrics.status()).isEqualTo(200);
         assertThat(metrics.raw().body()).contains("jvm_memory_used_bytes", "http_server_requests_seconds", "tspipe_store_rows");
