@@ -63,17 +63,17 @@ final class JsonErrorPages {
                     + "; send GET <path>?<query> HTTP/1.1 with a Host header, the path and query in percent-encoded "
                     + "UTF-8 (no %00, no encoded '/' or '\\', no '.' or '..' segments)");
             case 404 -> new Answers.Error("not-found", "no such route" + detail + "; the routes are listed at GET /openapi.json");
-            case 405 -> new Answers.Error("method-not-allowed", "this API answers GET only" + detail
+            case 405 -> new Answers.Error("method-not-allowed", "this API answers GET (and HEAD) only" + detail
                     + "; the routes are listed at GET /openapi.json");
             case 408 -> new Answers.Error("request-timeout", "the request did not arrive in time" + detail + "; send it again, whole");
             case 413 -> new Answers.Error("request-too-large", "the request is too large" + detail
                     + "; the API reads no request body: send GET requests without one");
             case 414 -> new Answers.Error("uri-too-long", "the request line is longer than " + REQUEST_HEADER_BYTES
                     + " bytes; shorten the path or the query string");
-            case 426 -> new Answers.Error("http-version", "this API speaks HTTP/1.1 (and HTTP/1.0) only; send the request "
-                    + "as HTTP/1.1");
             case 417 -> new Answers.Error("expectation-failed", "the server meets no Expect but 100-continue; "
                     + "drop the Expect header");
+            case 426 -> new Answers.Error("http-version", "this API speaks HTTP/1.1 (and HTTP/1.0) only; send the request "
+                    + "as HTTP/1.1");
             case 431 -> new Answers.Error("headers-too-large", "the request headers are larger than " + REQUEST_HEADER_BYTES
                     + " bytes in all" + detail + "; send fewer or shorter headers (the API needs none but Host)");
             case 500 -> new Answers.Error("internal", "the server failed to answer; the error is logged there");

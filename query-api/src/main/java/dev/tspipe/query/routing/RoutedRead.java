@@ -32,10 +32,11 @@ import java.util.function.Supplier;
  *
  * <p>While partitions move, there is a moment when no copy of a partition is queryable anywhere: a
  * standby that becomes the active task is closed as a standby and opened again as an active task
- * (Kafka Streams then says that the partition's store does not exist here, for stale reads too; how long
- * that lasts is in {@code docs/query-api.md}). So when no target answered, the plan is made again and tried again every
- * {@value #PAUSE_MS} ms, for at most the failover wait; only then is the answer {@link RoutedAnswer.NoneAnswered}.
- * An empty plan (the partition of the key is not known: Kafka Streams has not started) is not waited for.
+ * (Kafka Streams then says that the partition's store does not exist here, for stale reads too; how
+ * long that lasts is in {@code docs/query-api.md}). So when no target answered, the plan is made again
+ * and tried again every {@value #PAUSE_MS} ms, for at most the failover wait; only then is the answer
+ * {@link RoutedAnswer.NoneAnswered}. An empty plan (the partition of the key is not known: Kafka Streams
+ * has not started) is not waited for.
  */
 public final class RoutedRead {
 
