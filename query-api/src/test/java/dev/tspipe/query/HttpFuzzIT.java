@@ -447,7 +447,7 @@ class HttpFuzzIT {
             StringBuilder path = new StringBuilder();
             for (int i = 0, n = 1 + random.nextInt(7); i < n; i++) {
                 path.append(random.nextInt(12) == 0 ? "//" : "/").append(i < 2 && random.nextBoolean()
-                        ? pick(new String[] {"api", "v1", "series", "devices", "stats", "..", "."}) : segment());
+                        ? pick(new String[] {"api", "v1", "series", "devices", "stats", "..", ".", "WEB-INF", "META-INF"}) : segment());
             }
             if (random.nextInt(4) == 0) {
                 path.append(query());

@@ -204,6 +204,8 @@ class QueryServerTest {
         cases.put("DELETE /api/v1/series/d/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 405);
         cases.put("POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}", 405);
         cases.put("OPTIONS * HTTP/1.1\r\nHost: t\r\n\r\n", 404);
+        cases.put("GET /WEB-INF/web.xml HTTP/1.1\r\nHost: t\r\n\r\n", 404);
+        cases.put("GET /META-INF/MANIFEST.MF HTTP/1.1\r\nHost: t\r\nAccept: text/html\r\n\r\n", 404);
         cases.put("GET /nope HTTP/1.1\r\nHost: t\r\nAccept: text/html\r\n\r\n", 404);
         cases.put("\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003", 400);
         for (Map.Entry<String, Integer> c : cases.entrySet()) {
