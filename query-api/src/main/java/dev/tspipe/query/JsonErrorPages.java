@@ -22,8 +22,8 @@ import java.util.regex.Pattern;
  *
  * <p>Two handlers, because Jetty asks two: the server's ({@link #forServer()}, for what fails while
  * parsing, before any context: every such error that the tests provoke) and the servlet context's
- * ({@link #forServletContext()}, for an error the servlet layer sends itself, such as an async timeout;
- * Jetty's default one there prints stack traces). Both write the same bodies.
+ * ({@link #forServletContext()}, for an error the servlet layer sends itself, which none of the tested
+ * requests provokes; Jetty's default one there prints stack traces). Both write the same bodies.
  *
  * <p>A request Jetty refuses as 501 (a transfer coding it does not implement) or 505 (an HTTP version
  * other than 1.0 and 1.1) is the client's fault: it is answered 400, so that no bad input gets a 5xx.
