@@ -247,6 +247,7 @@ public final class QueryServer implements AutoCloseable {
         private final QueryMetrics metrics;
         private final SeriesRouting routing;
         private final RoutedRead router;
+        private final RoutedRead forwardedRouter;
         private final Forwarder forwarder;
         private final Duration statisticsTimeout;
         private final SeriesReader reader;
@@ -260,6 +261,8 @@ public final class QueryServer implements AutoCloseable {
             this.metrics = metrics;
             this.routing = routing;
             this.router = new RoutedRead(forwarder::get, routing::acceptableLocalLag, failoverWait);
+            // A forwarded read does not wait: the instance that sent it tries its next target, and waits itself.
+            this.forwardedRouter = new RoutedRead(forwarder::get, routing::acceptableLocalLag, Duration.ZERO);
             this.forwarder = forwarder;
             this.statisticsTimeout = statisticsTimeout;
             this.reader = new SeriesReader(layout);
@@ -420,7 +423,8 @@ public final class QueryServer implements AutoCloseable {
             boolean forwarded = ctx.header(Forwarder.FORWARDED_HEADER) != null;
             byte[] key = distributionKey.getBytes(StandardCharsets.UTF_8);
             String query = ctx.queryString();
-            RoutedAnswer<Object> answer = router.answer(store, () -> routing.plan(store, key, forwarded),
+            RoutedAnswer<Object> answer = (forwarded ? forwardedRouter : router).answer(store,
+                    () -> routing.plan(store, key, forwarded),
                     (partition, stale) -> local(read, partition, stale),
                     ctx.path() + (query == null ? "" : "?" + query));
             if (answer instanceof RoutedAnswer.Local<Object> local) {
