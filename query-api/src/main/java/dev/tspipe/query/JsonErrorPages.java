@@ -61,8 +61,8 @@ final class JsonErrorPages {
         String detail = detail(status, reason);
         return switch (status) {
             case 400 -> new Answers.Error("bad-request", "the request is not one this API can read" + detail
-                    + "; send GET <path>?<query> HTTP/1.1 with a Host header, the path and query in percent-encoded "
-                    + "UTF-8 (no %00, no encoded '/' or '\\', no '.' or '..' segments)");
+                    + "; send GET <path>?<query> HTTP/1.1 with one Host header, the path and query in percent-encoded "
+                    + "UTF-8 (no %00 or other control characters, no raw bytes outside ASCII)");
             case 404 -> new Answers.Error("not-found", "no such route" + detail + "; the routes are listed at GET /openapi.json");
             case 405 -> new Answers.Error("method-not-allowed", "this API answers GET (and HEAD) only" + detail
                     + "; the routes are listed at GET /openapi.json");
