@@ -49,7 +49,7 @@ final class QueryMetrics implements AutoCloseable {
         }
         forwarded = Counter.builder("tspipe.query.forwarded").description("Queries forwarded to another instance")
                 .register(registry);
-        stale = Counter.builder("tspipe.query.stale").description("Queries answered from a standby replica here")
+        stale = Counter.builder("tspipe.query.stale").description("Queries answered stale here, from a standby replica or a restoring copy")
                 .register(registry);
     }
 

@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Standby lags come from {@code KafkaStreams.allLocalStorePartitionLags()}, which asks the broker
  * for end offsets: a network round trip. They are looked up only when a local standby can matter (not
  * when this instance is the active host: Kafka Streams never puts a partition's standby where its active
- * task is) and kept for {@value #LAG_TTL_MS} ms. Asking per request capped the query API at about 700
+ * task is), or when the active task here is not queryable and {@link RoutedRead} reads its restoring copy,
+ * and kept for {@value #LAG_TTL_MS} ms. Asking per request capped the query API at about 700
  * requests/s with a 10 ms median (measured with {@code wrk} against {@code tspipe demo}).
  */
 public final class SeriesRouting {
