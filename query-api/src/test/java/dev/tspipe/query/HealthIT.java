@@ -8,6 +8,7 @@ import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,7 +30,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * {@code /health} and {@code /ready} of nodes on the embedded broker: one that runs, and one whose Kafka
- * Streams instance went to ERROR (its input topic does not exist, so its stream threads stop for good).
+ * Streams instance went to ERROR (its input topic does not exist, and its uncaught-exception handler shuts
+ * the client down).
  */
 class HealthIT {
 
@@ -69,8 +71,10 @@ class HealthIT {
     }
 
     private static PipelineConfig config(String topic) {
+        // The partition count is given: TspipeStreams would otherwise ask the broker, and refuse a missing topic.
         return new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
-                PipelineConfig.READINGS_TOPIC, topic, PipelineConfig.DLQ_TOPIC, topic + "-dlq"));
+                PipelineConfig.READINGS_TOPIC, topic, PipelineConfig.DLQ_TOPIC, topic + "-dlq",
+                PipelineConfig.READINGS_PARTITIONS, 2));
     }
 
     private static QueryServer server(KafkaStreams streams, String topic) {
@@ -104,6 +108,9 @@ class HealthIT {
     void aNodeWhoseStreamsAreInErrorIsDownAndNotReadyAndSaysToRestart() throws Exception {
         try (KafkaStreams streams = streams("health-error", "health-error-no-such-topic");
              QueryServer server = server(streams, "health-error-no-such-topic")) {
+            // tspipe replaces a failed stream thread (StreamThreadReplacement); a user's handler that shuts the
+            // client down instead is how a node reaches ERROR.
+            streams.setUncaughtExceptionHandler(exception -> StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
             streams.start();
             await().atMost(Duration.ofMinutes(1)).until(() -> streams.state() == KafkaStreams.State.ERROR);
             HttpResponse<String> health = get(server, "/health");

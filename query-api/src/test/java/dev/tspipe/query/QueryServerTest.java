@@ -149,7 +149,8 @@ class QueryServerTest {
     /** A Kafka Streams instance that was closed is down for good: /health and /ready say so and what to do. */
     @Test
     void healthAndReadinessAre503OnceKafkaStreamsIsClosed() throws Exception {
-        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://query-server-test-closed"));
+        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://query-server-test-closed",
+                PipelineConfig.READINGS_PARTITIONS, 1));
         try (KafkaStreams closed = TspipeStreams.create(config, Map.of(
                 StreamsConfig.APPLICATION_ID_CONFIG, "query-server-test-closed",
                 StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",

@@ -1,8 +1,8 @@
 package dev.tspipe.query.routing;
 
+import dev.tspipe.processor.topology.DevicePartitioner;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.LagInfo;
@@ -126,11 +126,11 @@ public final class SeriesRouting {
             }
             // Only a complete assignment names every partition; remember it, not a partial one.
             if (count == 0 || streams.state() != KafkaStreams.State.RUNNING) {
-                return count == 0 ? OptionalInt.empty() : OptionalInt.of(Utils.toPositive(Utils.murmur2(key)) % count);
+                return count == 0 ? OptionalInt.empty() : OptionalInt.of(DevicePartitioner.partitionOf(key, count));
             }
             partitionCount.set(count);
         }
-        return OptionalInt.of(Utils.toPositive(Utils.murmur2(key)) % count);
+        return OptionalInt.of(DevicePartitioner.partitionOf(key, count));
     }
 
     /**
