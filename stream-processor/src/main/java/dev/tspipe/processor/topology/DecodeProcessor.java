@@ -51,7 +51,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         ReadingValidator.Verdict verdict = verdictOn(value);
         DeadLetters.Source here = DeadLetters.here(context, config.readingsTopic());
         if (verdict instanceof ReadingValidator.Rejected rejected) {
-            byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key());
+            byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key(), here);
             Headers headers = DeadLetters.annotate(record.headers(), rejected.reason(), rejected.message(), STAGE,
                     DeadLetters.sourceOf(record.headers(), here));
             metrics.deadLetter(rejected.reason());
@@ -63,14 +63,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         byte[] deviceKey = accepted.reading().series().distributionKey().getBytes(StandardCharsets.UTF_8);
         Routed routed = new Routed(verdict, record.key(), value, deviceKey);
         Record<byte[], Routed> out = record.withValue(routed);
-        if (!routed.keyedByDevice() && record.headers().lastHeader(DeadLetters.SOURCE_TOPIC) == null) {
-            Headers headers = out.headers();
-            headers.add(DeadLetters.SOURCE_TOPIC, here.topic().getBytes(StandardCharsets.UTF_8));
-            headers.add(DeadLetters.SOURCE_PARTITION, Integer.toString(here.partition()).getBytes(StandardCharsets.UTF_8));
-            headers.add(DeadLetters.SOURCE_OFFSET, Long.toString(here.offset()).getBytes(StandardCharsets.UTF_8));
-            if (record.key() != null) {
-                headers.add(DeadLetters.SOURCE_KEY, record.key());
-            }
+        if (!routed.keyedByDevice()) {
+            DeadLetters.carrySource(out.headers(), here, record.key());
         }
         context.forward(out);
     }
