@@ -25,6 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code KafkaAvroSerializer} or by {@link AvroSerializer}: the writer's schema is fetched by id
  * (once per process) and resolved against the reader's schema.
  *
+ * <p>Reads strictly ({@link StrictDecoder}): lengths that do not fit the record, strings that are
+ * not UTF-8 and bytes left after the datum are refused, never allocated, replaced or ignored.
+ *
  * <p>Returns {@code GenericRecord}s, or generated classes when {@code specific.avro.reader=true}
  * or when created for a class ({@link #AvroDeserializer(Class)}). Every failure (not our magic
  * byte, unknown schema id, registry unreachable, undecodable data) is a Kafka
@@ -73,14 +76,25 @@ public class AvroDeserializer<T> implements Deserializer<T> {
         }
         int id = WireFormat.schemaId(data);
         DatumReader<Object> reader = readers.computeIfAbsent(id, this::readerFor);
-        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, WireFormat.HEADER_SIZE,
+        BinaryDecoder binary = DecoderFactory.get().binaryDecoder(data, WireFormat.HEADER_SIZE,
                 data.length - WireFormat.HEADER_SIZE, null);
+        StrictDecoder decoder = new StrictDecoder(binary, data.length);
+        T datum;
+        int left;
         try {
-            return (T) reader.read(null, decoder);
+            datum = (T) reader.read(null, decoder);
+            left = decoder.remaining();
         } catch (IOException | RuntimeException e) {
             throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
                     + " bytes, schema id " + id + ", topic '" + topic + "'): " + e, e);
         }
+        if (left > 0) {
+            // Bytes after the datum: the schema id does not name the schema the record was written with.
+            throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
+                    + " bytes, schema id " + id + ", topic '" + topic + "'): the datum ends at offset "
+                    + (data.length - left) + ", " + left + " bytes before the end of the record");
+        }
+        return datum;
     }
 
     private DatumReader<Object> readerFor(int id) {
