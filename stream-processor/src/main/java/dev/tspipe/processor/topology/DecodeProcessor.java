@@ -4,7 +4,6 @@ import dev.tspipe.schemas.serde.AvroDeserializer;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
 import dev.tspipe.schemas.serde.UnknownSchemaException;
-import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.errors.StreamsException;
@@ -29,7 +28,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     private final PipelineConfig config;
     private final ReadingValidator validator;
     private ProcessorContext<byte[], Routed> context;
-    private AvroDeserializer<GenericRecord> deserializer;
+    private AvroDeserializer<Object> deserializer;
     private PipelineMetrics metrics;
 
     DecodeProcessor(PipelineConfig config) {
@@ -77,7 +76,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             return new ReadingValidator.Rejected(RejectReason.TOO_LARGE, "the record value is " + value.length
                     + " bytes, over the limit of " + config.maxValueBytes());
         }
-        GenericRecord decoded;
+        Object decoded;
         try {
             decoded = deserializer.deserialize(context.recordMetadata().map(RecordMetadata::topic).orElse(config.readingsTopic()), value);
         } catch (RegistryUnavailableSerializationException e) {
