@@ -78,7 +78,7 @@ public class AvroDeserializer<T> implements Deserializer<T> {
         DatumReader<Object> reader = readers.computeIfAbsent(id, this::readerFor);
         BinaryDecoder binary = DecoderFactory.get().binaryDecoder(data, WireFormat.HEADER_SIZE,
                 data.length - WireFormat.HEADER_SIZE, null);
-        StrictDecoder decoder = new StrictDecoder(binary, data.length);
+        StrictDecoder decoder = new StrictDecoder(binary, data);
         T datum;
         int left;
         try {

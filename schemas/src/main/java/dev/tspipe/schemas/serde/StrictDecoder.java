@@ -29,12 +29,12 @@ import java.nio.charset.StandardCharsets;
 final class StrictDecoder extends Decoder {
 
     private final BinaryDecoder in;
-    private final int endOffset;
+    private final byte[] record;
 
-    /** A decoder of {@code data[offset, data.length)}. */
-    StrictDecoder(BinaryDecoder in, int endOffset) {
+    /** A decoder of the datum in {@code record}, read by {@code in} (a binary decoder over its bytes after the header). */
+    StrictDecoder(BinaryDecoder in, byte[] record) {
         this.in = in;
-        this.endOffset = endOffset;
+        this.record = record;
     }
 
     /** Bytes not read yet. */
@@ -44,7 +44,7 @@ final class StrictDecoder extends Decoder {
 
     /** Offset in the record of the next byte to read. */
     int offset() throws IOException {
-        return endOffset - remaining();
+        return record.length - remaining();
     }
 
     private int length(String what) throws IOException {
@@ -67,25 +67,17 @@ final class StrictDecoder extends Decoder {
         return count;
     }
 
-    private byte[] utf8Bytes(int length) throws IOException {
-        int at = offset();
-        byte[] bytes = new byte[length];
-        in.readFixed(bytes, 0, length);
-        checkUtf8(bytes, length, at);
-        return bytes;
-    }
-
-    /** Fails unless {@code bytes[0, length)} is well-formed UTF-8; {@code at} is their offset in the record. */
-    private static void checkUtf8(byte[] bytes, int length, int at) throws IOException {
-        for (int i = 0; i < length; i++) {
+    /** Fails unless {@code bytes[from, from + length)} is well-formed UTF-8; {@code at} is their offset in the record. */
+    private static void checkUtf8(byte[] bytes, int from, int length, int at) throws IOException {
+        for (int i = from; i < from + length; i++) {
             if (bytes[i] < 0) {
                 CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder();
-                ByteBuffer input = ByteBuffer.wrap(bytes, 0, length);
+                ByteBuffer input = ByteBuffer.wrap(bytes, from, length);
                 try {
                     strict.decode(input);
                 } catch (CharacterCodingException e) {
                     throw new IOException("a string at offset " + at + " is not UTF-8: malformed byte at offset "
-                            + (at + input.position()), e);
+                            + (at + input.position() - from), e);
                 }
                 return;
             }
@@ -99,14 +91,19 @@ final class StrictDecoder extends Decoder {
         result.setByteLength(length);
         int at = offset();
         in.readFixed(result.getBytes(), 0, length);
-        checkUtf8(result.getBytes(), length, at);
+        checkUtf8(result.getBytes(), 0, length, at);
         return result;
     }
 
     @Override
     public String readString() throws IOException {
         int length = length("string");
-        return new String(utf8Bytes(length), StandardCharsets.UTF_8);
+        int at = offset();
+        // Straight from the record's bytes: no copy before the String's own.
+        checkUtf8(record, at, length, at);
+        String text = new String(record, at, length, StandardCharsets.UTF_8);
+        in.skipFixed(length);
+        return text;
     }
 
     @Override
