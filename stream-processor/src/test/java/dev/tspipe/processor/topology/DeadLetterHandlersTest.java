@@ -127,6 +127,23 @@ class DeadLetterHandlersTest {
     }
 
     @Test
+    void carriedSourceHeadersThatAreNotNumbersFallBackToWhereTheRecordWasReadInsteadOfThrowing() {
+        Headers carried = new RecordHeaders()
+                .add(DeadLetters.SOURCE_TOPIC, utf8("readings"))
+                .add(DeadLetters.SOURCE_PARTITION, utf8("five"))
+                .add(DeadLetters.SOURCE_OFFSET, utf8("7"));
+        Context context = new Context("tspipe-readings-by-device-repartition", 1, 2L, carried, TIMESTAMP,
+                utf8("device-1"), VALUE.clone());
+
+        ProducerRecord<byte[], byte[]> letter = only(processingHandler(Map.of())
+                .handleError(context, null, new ArithmeticException()).deadLetterQueueRecords());
+
+        assertThat(DeadLetters.text(letter.headers(), DeadLetters.SOURCE_TOPIC)).isEqualTo("tspipe-readings-by-device-repartition");
+        assertThat(DeadLetters.text(letter.headers(), DeadLetters.SOURCE_PARTITION)).isEqualTo("1");
+        assertThat(DeadLetters.text(letter.headers(), DeadLetters.SOURCE_OFFSET)).isEqualTo("2");
+    }
+
+    @Test
     void sourceHeadersAProducerSetThatAreNotNumbersAreReplacedByWhereTheRecordWasRead() {
         Headers bogus = producerHeaders()
                 .add(DeadLetters.SOURCE_TOPIC, utf8("elsewhere"))
