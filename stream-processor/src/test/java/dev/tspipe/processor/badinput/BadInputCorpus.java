@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +48,7 @@ public final class BadInputCorpus {
     private static final String RESOURCE = "/bad-input/";
     private static final Set<String> REASONS = Arrays.stream(RejectReason.values()).map(RejectReason::code)
             .collect(Collectors.toSet());
+    private static final Map<String, Schema> SCHEMAS = loadSchemas();
 
     /** One line of the manifest, as written. */
     public record Case(int line, String name, String key, String value, String headers, String expect, String why) {
@@ -107,6 +109,10 @@ public final class BadInputCorpus {
 
     /** Every writer schema the corpus uses, by the name the manifest gives it. */
     public static Map<String, Schema> schemas() {
+        return SCHEMAS;
+    }
+
+    private static Map<String, Schema> loadSchemas() {
         Map<String, Schema> schemas = new LinkedHashMap<>();
         schemas.put(READING, Reading.getClassSchema());
         for (String file : resource("schemas/index.txt").split("\n")) {
@@ -114,7 +120,7 @@ public final class BadInputCorpus {
                 schemas.put(file.strip(), new Schema.Parser().parse(resource("schemas/" + file.strip() + ".avsc")));
             }
         }
-        return schemas;
+        return Collections.unmodifiableMap(schemas);
     }
 
     /**
