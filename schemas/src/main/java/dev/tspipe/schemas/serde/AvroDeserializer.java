@@ -87,6 +87,11 @@ public class AvroDeserializer<T> implements Deserializer<T> {
         } catch (IOException | RuntimeException e) {
             throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
                     + " bytes, schema id " + id + ", topic '" + topic + "'): " + e, e);
+        } catch (StackOverflowError e) {
+            // A recursive writer schema lets a small record nest deeper than any stack (each level is one byte).
+            // Refused like any bad record: an Error would pass every exception handler and stop the consumer.
+            throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
+                    + " bytes, schema id " + id + ", topic '" + topic + "'): the datum nests deeper than the stack allows");
         }
         if (left > 0) {
             // Bytes after the datum: the schema id does not name the schema the record was written with.

@@ -127,6 +127,20 @@ class StrictDecodingTest {
     }
 
     @Test
+    void aRecordNestedDeeperThanTheStackIsRefusedNotThrownAsAnError() {
+        org.apache.avro.Schema linkedList = new org.apache.avro.Schema.Parser().parse(
+                "{\"type\":\"record\",\"name\":\"Node\",\"fields\":[{\"name\":\"next\",\"type\":[\"null\",\"Node\"]}]}");
+        int id = MockSchemaRegistry.client(scope).register("nodes-value", linkedList);
+        // 200,000 times union branch 1 (another Node), then branch 0 (null): 200 KB, nested 200,000 deep.
+        byte[] data = hex("00" + String.format("%08X", id), "02".repeat(200_000), "00");
+
+        assertThatThrownBy(() -> generic.deserialize("nodes", data)).isInstanceOf(SerializationException.class)
+                .hasMessageContaining("nests deeper than the stack allows");
+        assertThat(generic.deserialize("nodes", hex("00" + String.format("%08X", id), "0202", "00")))
+                .as("a shallow list still reads").isNotNull();
+    }
+
+    @Test
     void aBodyCutShortIsRefused() {
         assertRefusedByBoth(hex(HEADER, DEV_1, TEMP, TIMESTAMP, "00000000"), "Could not decode the Avro data");
     }

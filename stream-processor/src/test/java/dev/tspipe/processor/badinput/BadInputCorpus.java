@@ -30,6 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -162,7 +164,7 @@ public final class BadInputCorpus {
 
     private static byte[] bytesOf(String spec) {
         if (spec.startsWith("hex:")) {
-            return HexFormat.of().parseHex(spec.substring(4));
+            return hex(spec.substring(4));
         }
         if (spec.startsWith("text:")) {
             return Text.bytes(spec.substring(5));
@@ -184,12 +186,12 @@ public final class BadInputCorpus {
             return null;
         }
         if (spec.startsWith("hex:")) {
-            return HexFormat.of().parseHex(spec.substring(4));
+            return hex(spec.substring(4));
         }
         if (spec.startsWith("wire:")) {
             String[] parts = spec.substring(5).split(":", 2);
             int id = parts[0].startsWith("#") ? Integer.parseInt(parts[0].substring(1)) : idOf(parts[0], ids);
-            return framed(id, HexFormat.of().parseHex(parts[1]));
+            return framed(id, hex(parts[1]));
         }
         if (spec.startsWith("avro:")) {
             String[] parts = spec.substring(5).split(":", 2);
@@ -212,20 +214,26 @@ public final class BadInputCorpus {
             case "cut" -> Arrays.copyOf(value, Integer.parseInt(parts[1]));
             case "drop" -> Arrays.copyOf(value, value.length - Integer.parseInt(parts[1]));
             case "append" -> {
-                byte[] tail = HexFormat.of().parseHex(parts[1]);
+                byte[] tail = hex(parts[1]);
                 byte[] joined = Arrays.copyOf(value, value.length + tail.length);
                 System.arraycopy(tail, 0, joined, value.length, tail.length);
                 yield joined;
             }
             case "set" -> {
                 int offset = Integer.parseInt(parts[1]);
-                byte[] patch = HexFormat.of().parseHex(parts[2]);
+                byte[] patch = hex(parts[2]);
                 byte[] patched = value.clone();
                 System.arraycopy(patch, 0, patched, offset < 0 ? value.length + offset : offset, patch.length);
                 yield patched;
             }
             default -> throw new IllegalArgumentException("unknown operation '" + op + "'");
         };
+    }
+
+    /** Hex digits, where {@code {hh*n}} stands for hh repeated n times. */
+    private static byte[] hex(String digits) {
+        Matcher repeat = Pattern.compile("\\{([0-9A-Fa-f]*)\\*(\\d+)}").matcher(digits);
+        return HexFormat.of().parseHex(repeat.replaceAll(m -> m.group(1).repeat(Integer.parseInt(m.group(2)))));
     }
 
     /** The Confluent wire format, written out: magic byte 0, the id big-endian, the body. */
