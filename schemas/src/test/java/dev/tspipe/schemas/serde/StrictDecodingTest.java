@@ -141,6 +141,27 @@ class StrictDecodingTest {
     }
 
     @Test
+    void aFixedLargerThanTheRecordIsRefusedBeforeAvroAllocatesIt() {
+        org.apache.avro.Schema blob = new org.apache.avro.Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Blob\","
+                + "\"fields\":[{\"name\":\"payload\",\"type\":{\"type\":\"fixed\",\"name\":\"P\",\"size\":2000000000}}]}");
+        int id = MockSchemaRegistry.client(scope).register("blobs-value", blob);
+
+        assertThatThrownBy(() -> generic.deserialize("blobs", hex("00" + String.format("%08X", id), "0A6465762D31")))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("the writer schema has a fixed of 2000000000 bytes, more than the record holds");
+    }
+
+    @Test
+    void anArrayCountBeyondTheBytesLeftIsRefusedEvenForItemsOfNoBytes() {
+        org.apache.avro.Schema gaps = new org.apache.avro.Schema.Parser().parse(
+                "{\"type\":\"record\",\"name\":\"Gaps\",\"fields\":[{\"name\":\"g\",\"type\":{\"type\":\"array\",\"items\":\"null\"}}]}");
+        int id = MockSchemaRegistry.client(scope).register("gaps-value", gaps);
+
+        assertThatThrownBy(() -> generic.deserialize("gaps", hex("00" + String.format("%08X", id), "8080808008", "00")))
+                .isInstanceOf(SerializationException.class).hasMessageContaining("an array block of 1073741824 items");
+    }
+
+    @Test
     void aBodyCutShortIsRefused() {
         assertRefusedByBoth(hex(HEADER, DEV_1, TEMP, TIMESTAMP, "00000000"), "Could not decode the Avro data");
     }
