@@ -174,10 +174,10 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
     }
 
     private void reject(Record<byte[], Routed> record, RejectReason reason, String message) {
-        Headers headers = DeadLetters.annotate(record.headers(), reason, message, STAGE,
-                DeadLetters.sourceOf(record.headers(), DeadLetters.here(context, config.readingsTopic())));
+        DeadLetters.Source here = DeadLetters.here(context, config.readingsTopic());
+        Headers headers = DeadLetters.annotate(record.headers(), reason, message, STAGE, DeadLetters.sourceOf(record.headers(), here));
         metrics.deadLetter(reason);
-        context.forward(new Record<>(DeadLetters.originalKey(record.headers(), record.value().originalKey()),
+        context.forward(new Record<>(DeadLetters.originalKey(record.headers(), record.value().originalKey(), here),
                 record.value().originalValue(), record.timestamp(), headers));
     }
 }

@@ -40,7 +40,13 @@ public final class ReadingValidator {
         this.layout = Objects.requireNonNull(layout, "layout");
     }
 
-    public Verdict validate(GenericRecord record) {
+    /** The verdict on a decoded value: a record of any schema, or (written with a schema that is not a record) anything else. */
+    public Verdict validate(Object decoded) {
+        if (!(decoded instanceof GenericRecord record)) {
+            return new Rejected(RejectReason.INVALID_FIELD, "the value is "
+                    + (decoded == null ? "null" : "a " + decoded.getClass().getSimpleName())
+                    + ", not a record with the fields of a reading");
+        }
         Schema schema = record.getSchema();
         try {
             String device = requiredString(record, "deviceId");
