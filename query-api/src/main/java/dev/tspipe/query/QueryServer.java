@@ -47,7 +47,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The HTTP query API of one tspipe instance (DESIGN §6, {@code docs/query-api.md}), in the same
+ * The HTTP query API of one tspipe instance (docs/design.md §6, {@code docs/query-api.md}), in the same
  * process as its Kafka Streams instance. Any instance answers any query: it reads the partition
  * that owns the series here, or forwards the request to the instance that owns it (one hop at
  * most), or answers from a caught-up standby replica during a rebalance.

@@ -6,7 +6,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The headers of a dead-letter record (DESIGN §3). The record keeps the original key and value
+ * The headers of a dead-letter record (docs/design.md §3). The record keeps the original key and value
  * bytes unchanged and the original headers; these are added.
  *
  * <table>

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Decides whether a decoded record is a reading tspipe can store (DESIGN §5), independently of
+ * Decides whether a decoded record is a reading tspipe can store (docs/design.md §5), independently of
  * stream time: fields present and of the right type, device and metric non-empty, a finite
  * value, a timestamp in the valid range, a tenant as the deployment's tenancy demands, a row key
  * within 1,024 bytes. The checks against stream time (expired, future) belong to the ingest step.
