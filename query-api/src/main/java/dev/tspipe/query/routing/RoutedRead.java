@@ -19,8 +19,8 @@ import java.util.function.Supplier;
  * <p>A target that means "not here, not now" is passed over for the next one:
  * <ul>
  *   <li>a local copy that is not queryable (the local read returns empty);</li>
- *   <li>another instance that cannot be reached, or that answers 503 (it is restoring or rebalancing:
- *       the standby that the plan holds next may answer);</li>
+ *   <li>another instance that cannot be reached, or that answers 5xx (a 503: it is restoring or rebalancing,
+ *       and the standby that the plan holds next may answer; any other 5xx: it failed, and another copy may not);</li>
  * </ul>
  * any other answer of another instance, 2xx or 4xx (a 400 for a bad parameter, a 404 for an unknown
  * series), is the answer and is handed back as it is.
@@ -65,7 +65,7 @@ public final class RoutedRead {
     }
 
     /** The status by which another instance says "not here, not now": try the next target. */
-    static final int UNAVAILABLE = 503;
+    static final int SERVER_ERROR = 500;
 
     /** The pause between two passes over a plan while no target answers. */
     static final long PAUSE_MS = 50;
@@ -142,8 +142,8 @@ public final class RoutedRead {
                 Optional<Forwarder.Answer> answer = remote.get(other.host(), pathAndQuery);
                 if (answer.isEmpty()) {
                     attempts.add(who + " cannot be reached");
-                } else if (answer.get().status() == UNAVAILABLE) {
-                    attempts.add(who + " answered 503");
+                } else if (answer.get().status() >= SERVER_ERROR) {
+                    attempts.add(who + " answered " + answer.get().status());
                 } else {
                     return new RoutedAnswer.Forwarded<>(other.host(), answer.get());
                 }

@@ -92,7 +92,7 @@ class ForwarderTest {
             closed = new HostInfo("127.0.0.1", socket.getLocalPort());
         }
         Map<HostInfo, Optional<Forwarder.Answer>> answers = forwarder.getAll(List.of(hanging, answering, closed),
-                "/api/v1/stats/partitions", Duration.ofMillis(500));
+                "/api/v1/stats/partitions", Duration.ofSeconds(3));
         assertThat(answers.get(hanging)).isEmpty();
         assertThat(answers.get(answering)).hasValueSatisfying(a -> assertThat(a.status()).isEqualTo(200));
         assertThat(answers.get(closed)).isEmpty();

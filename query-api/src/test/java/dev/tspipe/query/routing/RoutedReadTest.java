@@ -123,6 +123,19 @@ class RoutedReadTest {
     }
 
     @Test
+    void anOwnerThatFailsWithAnyOther5xxFallsThroughToo() {
+        for (int status : new int[] {500, 502, 504}) {
+            instances.asked.clear();
+            instances.statuses.put(OWNER, status);
+            instances.statuses.put(STANDBY, 200);
+            RoutedAnswer<String> answer = answer(new Target.Remote(OWNER, false), new Target.Remote(STANDBY, true));
+            assertThat(answer).as("owner answered %d", status).isInstanceOf(RoutedAnswer.Forwarded.class);
+            assertThat(((RoutedAnswer.Forwarded<String>) answer).host()).isEqualTo(STANDBY);
+            assertThat(instances.asked).containsExactly(OWNER, STANDBY);
+        }
+    }
+
+    @Test
     void a4xxOfTheOwnerIsTheAnswerAndNoStandbyIsAsked() {
         for (int status : new int[] {400, 404}) {
             instances.asked.clear();

@@ -102,6 +102,20 @@ public final class ReadingValidator {
         if (s.isEmpty()) {
             throw new FieldException("field '" + name + "' is empty");
         }
+        return printable(name, s);
+    }
+
+    /**
+     * A name with a control character (U+0000..U+001F, U+007F..U+009F) could be stored but never asked for:
+     * the query API addresses series by name in the URL, where Jetty and tspipe refuse control characters.
+     */
+    private static String printable(String name, String s) throws FieldException {
+        for (int i = 0; i < s.length(); i++) {
+            if (Character.isISOControl(s.charAt(i))) {
+                throw new FieldException(String.format("field '%s' holds the control character U+%04X at index %d; "
+                        + "names must be printable text, or no query can ask for them", name, (int) s.charAt(i), i));
+            }
+        }
         return s;
     }
 
@@ -113,7 +127,7 @@ public final class ReadingValidator {
         if (!(value instanceof CharSequence text)) {
             throw new FieldException("field '" + name + "' must be a string or null, not " + value.getClass().getSimpleName());
         }
-        return text.toString();
+        return printable(name, text.toString());
     }
 
     private static long requiredLong(GenericRecord record, String name) throws FieldException {

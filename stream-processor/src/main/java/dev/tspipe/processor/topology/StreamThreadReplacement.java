@@ -4,6 +4,7 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
@@ -28,7 +29,9 @@ public final class StreamThreadReplacement implements StreamsUncaughtExceptionHa
 
     private final LongConsumer sleeper;
     private final AtomicInteger inARow = new AtomicInteger();
-    private final AtomicLong lastFailureNanos = new AtomicLong(System.nanoTime() - CALM_MS * 2_000_000);
+    private static final long CALM_NANOS = TimeUnit.MILLISECONDS.toNanos(CALM_MS);
+
+    private final AtomicLong lastFailureNanos = new AtomicLong(System.nanoTime() - 2 * CALM_NANOS);
     private final AtomicLong replaced = new AtomicLong();
 
     public StreamThreadReplacement() {
@@ -42,7 +45,7 @@ public final class StreamThreadReplacement implements StreamsUncaughtExceptionHa
     @Override
     public StreamThreadExceptionResponse handle(Throwable exception) {
         long now = System.nanoTime();
-        if (now - lastFailureNanos.getAndSet(now) > CALM_MS * 1_000_000) {
+        if (now - lastFailureNanos.getAndSet(now) > CALM_NANOS) {
             inARow.set(0);
         }
         long pause = pauseAfter(inARow.incrementAndGet());

@@ -43,9 +43,9 @@ public final class StreamsSettings {
         // Ordering across the two partitions does not matter here: every write is an idempotent upsert.
         settings.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
         settings.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, CACHE_BYTES);
-        // A node that dies (kill -9, a lost machine) keeps its tasks until the group notices: with Kafka's 45 s
-        // default its series answered only from standbys, stale, for up to 44 s. The heartbeat thread is apart from
-        // processing, so a busy stream thread does not miss heartbeats (docs/architecture.md, "Outages").
+        // A node that dies (kill -9, a lost machine) keeps its tasks until the group notices, and its series are
+        // answered only from standbys, stale, until then. The heartbeat thread is apart from processing, so a busy
+        // stream thread does not miss heartbeats (docs/architecture.md, "Outages").
         settings.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
         settings.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
         // What a valid reading becomes must fit the broker, or its changelog write fails and the client stops:
