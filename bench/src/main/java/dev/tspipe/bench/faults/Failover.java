@@ -1,0 +1,90 @@
+package dev.tspipe.bench.faults;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Failover as a client sees it: with two nodes and one standby replica per task, one node is
+ * killed with SIGKILL while the other is asked for the latest reading of every series once a
+ * second. Measured: the seconds from the kill until a round in which every series answers 200 and
+ * fresh (no {@code X-Tspipe-Stale}) again, and the share of answers that were not 200 until then.
+ */
+final class Failover {
+
+    /** The figures of one failover; {@code recovered} false if every series was not fresh within the timeout. */
+    record Result(int killedNode, int queriedNode, boolean recovered, double secondsUntilFresh, int rounds, long answers,
+                  long non200, long stale, double non200Share, double staleShare) {
+    }
+
+    private Failover() {
+    }
+
+    static Result measure(Cluster cluster, List<Series> series, QueryClient client, int killed, int queried, Duration timeout,
+                          java.util.function.Consumer<String> progress) {
+        String base = cluster.nodeUrl(queried);
+        long settleDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!round(client, base, series).fresh() && System.nanoTime() < settleDeadline) {
+            sleepUntil(System.nanoTime() + 1_000_000_000L);
+        }
+        progress.accept("failover: killing node-" + killed + ", asking node-" + queried + " for the latest reading of "
+                + series.size() + " series once a second");
+        long killedAt = System.nanoTime();
+        cluster.killNode(killed);
+        long deadline = killedAt + timeout.toNanos();
+        long answers = 0;
+        long non200 = 0;
+        long stale = 0;
+        int rounds = 0;
+        for (long next = killedAt; System.nanoTime() < deadline; next += 1_000_000_000L) {
+            sleepUntil(next);
+            Round round = round(client, base, series);
+            rounds++;
+            answers += series.size();
+            non200 += round.non200();
+            stale += round.stale();
+            if (rounds % 10 == 0) {
+                progress.accept(String.format("failover: %d s, last round %d not 200, %d stale", (System.nanoTime() - killedAt) / 1_000_000_000L,
+                        round.non200(), round.stale()));
+            }
+            if (round.fresh()) {
+                double seconds = (System.nanoTime() - killedAt) / 1e9;
+                return new Result(killed, queried, true, seconds, rounds, answers, non200, stale,
+                        non200 / (double) answers, stale / (double) answers);
+            }
+        }
+        return new Result(killed, queried, false, timeout.toSeconds(), rounds, answers, non200, stale,
+                non200 / (double) Math.max(1, answers), stale / (double) Math.max(1, answers));
+    }
+
+    private record Round(long non200, long stale) {
+        boolean fresh() {
+            return non200 == 0 && stale == 0;
+        }
+    }
+
+    private static Round round(QueryClient client, String base, List<Series> series) {
+        long non200 = 0;
+        long stale = 0;
+        for (Series s : series) {
+            QueryClient.Answer answer = client.get(base + QueryClient.path(s, "latest"), Duration.ofSeconds(5));
+            if (answer.status() != 200) {
+                non200++;
+            } else if (answer.stale()) {
+                stale++;
+            }
+        }
+        return new Round(non200, stale);
+    }
+
+    private static void sleepUntil(long nanos) {
+        long left = nanos - System.nanoTime();
+        if (left > 0) {
+            try {
+                Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+    }
+}
