@@ -64,6 +64,10 @@ public final class FaultBench {
     }
 
     public static void main(String[] args) {
+        if (System.getProperty("logback.configurationFile") == null) {
+            // Before the first logger: the harness's own Kafka clients warn on every connection its faults break.
+            System.setProperty("logback.configurationFile", "logback-faults.xml");
+        }
         FaultOptions options;
         try {
             options = FaultOptions.parse(args);
@@ -293,6 +297,9 @@ public final class FaultBench {
         for (int second = 0; second < perSecond.length; second++) {
             byFault.add(FaultSchedule.kindAt(happened, startNanos + second * 1_000_000_000L + 500_000_000L), "writes", perSecond[second]);
         }
+        for (Placement placement : Placement.values()) {
+            byPlacement.add(placement.name(), "writes", load.writes(placement));
+        }
         QueryClient http = new QueryClient(Duration.ofSeconds(120));
         int node = 0;
         for (Series s : series) {
@@ -302,7 +309,6 @@ public final class FaultBench {
             NavigableMap<Long, Point> pointAt = new TreeMap<>();
             points.forEach(p -> pointAt.put(p.timestamp, p));
             String placement = s.placement().name();
-            byPlacement.ensure(placement);
 
             NavigableMap<Long, Double> expectedRows = Oracle.rows(points);
             Oracle.RowDiff rows = Oracle.compareRows(expectedRows, http.rows(base, s));
@@ -426,7 +432,8 @@ public final class FaultBench {
         if (load != null) {
             out.append(String.format("%,d writes (%,d readings, %,d exact duplicates, %,d corrections, %,d re-sent after a failure) "
                             + "in %s s; %d faults injected; caught up: %s after %s s%n%n", load.writes(), load.newReadings(),
-                    load.duplicates(), load.corrections(), load.resends(), windows.size(), result.get("caughtUp"), result.get("catchUpSeconds")));
+                    load.duplicates(), load.corrections(), load.resends(), result.get("loadSeconds"), windows.size(),
+                    result.get("caughtUp"), result.get("catchUpSeconds")));
         }
         if (byFault != null) {
             out.append(String.format("**lost %,d, counted twice %,d, wrong %,d** (readings missing from bucket counts: %,d)%n%n",
@@ -436,9 +443,10 @@ public final class FaultBench {
         }
         out.append("\nDead letters by reason: ").append(result.get("deadLetters")).append('\n');
         if (result.get("failover") instanceof Failover.Result f) {
-            out.append(String.format("Failover (node-%d killed, node-%d asked): every series fresh after %.1f s%s; %.2f%% not 200, %.2f%% stale%n",
-                    f.killedNode(), f.queriedNode(), f.secondsUntilFresh(), f.recovered() ? "" : " (NOT recovered)",
-                    100 * f.non200Share(), 100 * f.staleShare()));
+            out.append(String.format("Failover (node-%d killed, node-%d asked for %d series%s): every series fresh after %.1f s%s; "
+                            + "%.2f%% of the answers not 200, %.2f%% stale%n", f.killedNode(), f.queriedNode(), f.seriesAsked(),
+                    f.seriesNotAnsweringBefore() == 0 ? "" : ", " + f.seriesNotAnsweringBefore() + " left out: no fresh 200 before the kill",
+                    f.secondsUntilFresh(), f.recovered() ? "" : " (NOT recovered)", 100 * f.non200Share(), 100 * f.staleShare()));
         }
         out.append("Wall time: ").append(result.get("wallSeconds")).append(" s\n");
         return out.toString();

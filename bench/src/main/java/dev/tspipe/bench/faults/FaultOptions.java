@@ -71,6 +71,7 @@ record FaultOptions(int nodes, int partitions, int devices, int metrics, int rat
               --recover-timeout-seconds S  longest wait for a restarted node to be RUNNING (150)
               --catch-up-timeout-seconds S longest wait for the nodes to process every reading (240)
               --no-failover       skip the failover phase (kill -9 one of two nodes, query the other)
+              --failover          run it (after --short, which skips it)
               --failover-timeout-seconds S longest failover measured (180)
               --seed N            seed of the faults and the readings (random; printed)
               --out DIR           folder of the JSON result and the logs (bench/results)
@@ -118,6 +119,7 @@ record FaultOptions(int nodes, int partitions, int devices, int metrics, int rat
             switch (name) {
                 case "--help", "-h" -> throw new IllegalArgumentException(USAGE);
                 case "--no-failover" -> failover = false;
+                case "--failover" -> failover = true;
                 case "--short" -> {
                     nodeKills = 2;
                     brokerRestarts = 1;

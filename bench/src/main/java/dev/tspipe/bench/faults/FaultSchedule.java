@@ -60,11 +60,15 @@ record FaultSchedule(List<Fault> nodeLane, List<Fault> serverLane) {
     /** How far before a kill and after a recovery a write still counts as the fault's: records in flight, the commit interval. */
     static final long MARGIN_NANOS = 5_000_000_000L;
 
-    /** The kind of the first fault whose window (with {@link #MARGIN_NANOS} on both sides) holds {@code nanos}; "none" if no fault's does. */
+    /**
+     * The kind of the fault whose window (with {@link #MARGIN_NANOS} on both sides) holds {@code nanos}; of
+     * overlapping windows the one that began last (a broker outage during a node's long restart is the
+     * broker's); "none" if no fault's window does.
+     */
     static String kindAt(List<Window> windows, long nanos) {
         return windows.stream()
                 .filter(w -> nanos >= w.killedNanos() - MARGIN_NANOS && nanos <= w.recoveredNanos() + MARGIN_NANOS)
-                .min(Comparator.comparingLong(Window::killedNanos))
+                .max(Comparator.comparingLong(Window::killedNanos))
                 .map(w -> w.kind().label).orElse("none");
     }
 

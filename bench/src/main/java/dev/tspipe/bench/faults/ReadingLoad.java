@@ -68,6 +68,7 @@ final class ReadingLoad implements AutoCloseable {
     private volatile long heldBack;
     private volatile long producersReplaced;
     private long[] writesPerSecond = new long[1024];
+    private final long[] writesByPlacement = new long[Placement.values().length];
     private volatile KafkaProducer<byte[], byte[]> producer;
     private volatile boolean producerBroken;
     private volatile boolean generating = true;
@@ -122,6 +123,11 @@ final class ReadingLoad implements AutoCloseable {
     /** Writes generated in each second since {@code startNanos}; read it once the load has stopped. */
     long[] writesPerSecond() {
         return Arrays.copyOf(writesPerSecond, (int) ((System.nanoTime() - startNanos) / 1_000_000_000L) + 1);
+    }
+
+    /** Writes generated per placement; read it once the load has stopped. */
+    long writes(Placement placement) {
+        return writesByPlacement[placement.ordinal()];
     }
 
     private void run() {
@@ -187,6 +193,7 @@ final class ReadingLoad implements AutoCloseable {
             writesPerSecond = Arrays.copyOf(writesPerSecond, Math.max(second + 1, writesPerSecond.length * 2));
         }
         writesPerSecond[second]++;
+        writesByPlacement[point.series.placement().ordinal()]++;
         written.incrementAndGet();
         unacked.incrementAndGet();
         point.written(value, now);
