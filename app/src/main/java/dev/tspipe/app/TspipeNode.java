@@ -48,7 +48,7 @@ final class TspipeNode implements AutoCloseable {
     }
 
     static TspipeNode start(Settings settings) {
-        requireTopic(settings.bootstrapServers(), settings.readingsTopic());
+        int partitions = requireTopic(settings.bootstrapServers(), settings.readingsTopic());
         Map<String, Object> pipeline = new HashMap<>();
         Map<String, Object> streamsSettings = new HashMap<>();
         settings.extra().forEach((key, value) -> {
@@ -61,6 +61,7 @@ final class TspipeNode implements AutoCloseable {
         pipeline.put(PipelineConfig.SCHEMA_REGISTRY_URL, settings.schemaRegistryUrl());
         pipeline.put(PipelineConfig.READINGS_TOPIC, settings.readingsTopic());
         pipeline.put(PipelineConfig.DLQ_TOPIC, settings.dlqTopic());
+        pipeline.putIfAbsent(PipelineConfig.READINGS_PARTITIONS, partitions);
         PipelineConfig config = new PipelineConfig(pipeline);
 
         streamsSettings.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
@@ -112,14 +113,17 @@ final class TspipeNode implements AutoCloseable {
                 .withTimeout(CLOSE_TIMEOUT));
     }
 
-    private static void requireTopic(String bootstrapServers, String topic) {
+    /** The partition count of {@code topic}; a {@link UserError} when it does not exist or Kafka cannot be reached. */
+    private static int requireTopic(String bootstrapServers, String topic) {
         Map<String, Object> config = Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         try (Admin admin = Admin.create(config)) {
             Map<String, TopicDescription> topics = admin.describeTopics(List.of(topic)).allTopicNames().get(20, TimeUnit.SECONDS);
-            log.info("Input topic {} has {} partitions", topic, topics.get(topic).partitions().size());
+            int partitions = topics.get(topic).partitions().size();
+            log.info("Input topic {} has {} partitions", topic, partitions);
+            return partitions;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 throw new UserError("the input topic '" + topic + "' does not exist on " + bootstrapServers

@@ -17,6 +17,9 @@ import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,6 +28,8 @@ import java.util.concurrent.TimeUnit;
  * gauges and counters.
  */
 final class QueryMetrics implements AutoCloseable {
+
+    static final Duration KAFKA_METRICS_REFRESH = Duration.ofSeconds(5);
 
     private final MeterRegistry registry;
     private final KafkaStreamsMetrics kafkaStreamsMetrics;
@@ -40,7 +45,13 @@ final class QueryMetrics implements AutoCloseable {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        kafkaStreamsMetrics = new KafkaStreamsMetrics(streams);
+        // Kafka Streams adds metrics as tasks start and as tspipe's counters first count (a dead-letter reason, a
+        // re-route): the binder looks for new ones every few seconds instead of its default minute.
+        kafkaStreamsMetrics = new KafkaStreamsMetrics(streams, List.of(), Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "kafka-streams-metrics-binder");
+            thread.setDaemon(true);
+            return thread;
+        }), KAFKA_METRICS_REFRESH);
         kafkaStreamsMetrics.bindTo(registry);
         for (String store : LocalPartitionStatistics.STORES) {
             Gauge.builder("tspipe.store.rows", streams, s -> approximateRows(s, store))

@@ -43,7 +43,9 @@ class QueryServerTest {
 
     @BeforeAll
     static void start() {
-        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://query-server-test"));
+        // No broker behind this instance: the partition count is given, not looked up.
+        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://query-server-test",
+                PipelineConfig.READINGS_PARTITIONS, 1));
         streams = TspipeStreams.create(config, Map.of(
                 StreamsConfig.APPLICATION_ID_CONFIG, "query-server-test",
                 StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",

@@ -14,33 +14,46 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
  * Decodes a record's Avro value and validates it, before anything is stored. Rejections leave
- * with the error headers of {@link DeadLetters}; accepted readings leave with their row key.
- * A record that is not keyed by its device also gets its source coordinates and original key as
- * headers, so that they survive the repartition topic.
+ * with the error headers of {@link DeadLetters}; accepted readings leave with their row key and
+ * their {@link Routed.Placement}. A record that is not where its device's rows live (another key,
+ * or another partition than {@link DevicePartitioner} gives its key) also gets its source
+ * coordinates and original key as headers, so that they survive the repartition topic.
+ *
+ * <p>A schema registry that cannot be reached is not the record's fault: the record waits for it,
+ * within the task, for up to {@code tspipe.registry.retry.ms}; after that the stream thread fails and
+ * is replaced ({@link StreamThreadReplacement}), so the record is read again, never skipped.
  */
 final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed> {
 
     static final String STAGE = "decode";
+    private static final long FIRST_RETRY_PAUSE_MS = 50;
+    private static final long LONGEST_RETRY_PAUSE_MS = 1_000;
 
     private final PipelineConfig config;
     private final ReadingValidator validator;
+    /** Whether records are checked against the partition of their key (the input topic); records of the repartition topic are placed by it. */
+    private final boolean checkPartition;
     private ProcessorContext<byte[], Routed> context;
     private AvroDeserializer<GenericRecord> deserializer;
     private PipelineMetrics metrics;
+    private MisplacedRecords misplaced;
 
-    DecodeProcessor(PipelineConfig config) {
+    DecodeProcessor(PipelineConfig config, boolean checkPartition) {
         this.config = config;
         this.validator = new ReadingValidator(config.keyLayout());
+        this.checkPartition = checkPartition && config.readingsPartitions() > 0;
     }
 
     @Override
     public void init(ProcessorContext<byte[], Routed> context) {
         this.context = context;
         this.metrics = new PipelineMetrics(context.metrics());
+        this.misplaced = new MisplacedRecords(metrics);
         this.deserializer = new AvroDeserializer<>();
         deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl()), false);
     }
@@ -55,15 +68,19 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             Headers headers = DeadLetters.annotate(record.headers(), rejected.reason(), rejected.message(), STAGE,
                     DeadLetters.sourceOf(record.headers(), here));
             metrics.deadLetter(rejected.reason());
-            context.forward(new Record<>(originalKey, new Routed(verdict, originalKey, value, null),
+            context.forward(new Record<>(originalKey, Routed.rejected(rejected, originalKey, value),
                     record.timestamp(), headers));
             return;
         }
         ReadingValidator.Accepted accepted = (ReadingValidator.Accepted) verdict;
         byte[] deviceKey = accepted.reading().series().distributionKey().getBytes(StandardCharsets.UTF_8);
-        Routed routed = new Routed(verdict, record.key(), value, deviceKey);
+        Routed.Placement placement = placement(record.key(), deviceKey, here);
+        if (placement != Routed.Placement.HERE) {
+            misplaced.rerouted(placement, here, accepted.reading().series().distributionKey());
+        }
+        Routed routed = new Routed(verdict, record.key(), value, deviceKey, placement);
         Record<byte[], Routed> out = record.withValue(routed);
-        if (!routed.keyedByDevice() && record.headers().lastHeader(DeadLetters.SOURCE_TOPIC) == null) {
+        if (!routed.here() && record.headers().lastHeader(DeadLetters.SOURCE_TOPIC) == null) {
             Headers headers = out.headers();
             headers.add(DeadLetters.SOURCE_TOPIC, here.topic().getBytes(StandardCharsets.UTF_8));
             headers.add(DeadLetters.SOURCE_PARTITION, Integer.toString(here.partition()).getBytes(StandardCharsets.UTF_8));
@@ -73,6 +90,17 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             }
         }
         context.forward(out);
+    }
+
+    private Routed.Placement placement(byte[] key, byte[] deviceKey, DeadLetters.Source here) {
+        if (!Arrays.equals(key, deviceKey)) {
+            return Routed.Placement.OTHER_KEY;
+        }
+        if (checkPartition && here.partition() >= 0
+                && here.partition() != DevicePartitioner.partitionOf(deviceKey, config.readingsPartitions())) {
+            return Routed.Placement.OTHER_PARTITION;
+        }
+        return Routed.Placement.HERE;
     }
 
     private ReadingValidator.Verdict verdictOn(byte[] value) {
@@ -85,16 +113,47 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         }
         GenericRecord decoded;
         try {
-            decoded = deserializer.deserialize(context.recordMetadata().map(RecordMetadata::topic).orElse(config.readingsTopic()), value);
-        } catch (RegistryUnavailableSerializationException e) {
-            // Not the record's fault: fail the task so that it is retried, instead of losing a valid record.
-            throw new StreamsException("the schema registry is unreachable; will retry: " + e.getMessage(), e);
+            decoded = decodeWaitingForRegistry(value);
         } catch (UnknownSchemaException e) {
             return new ReadingValidator.Rejected(RejectReason.UNKNOWN_SCHEMA, e.getMessage());
         } catch (SerializationException e) {
             return new ReadingValidator.Rejected(RejectReason.UNDECODABLE, e.getMessage());
         }
         return validator.validate(decoded);
+    }
+
+    /**
+     * Decodes {@code value}; while the registry cannot be reached, waits and tries again, up to
+     * {@code tspipe.registry.retry.ms} (short enough that the task's open transaction does not time out).
+     */
+    private GenericRecord decodeWaitingForRegistry(byte[] value) {
+        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse(config.readingsTopic());
+        long deadline = System.nanoTime() + config.registryRetryMs() * 1_000_000;
+        long pause = FIRST_RETRY_PAUSE_MS;
+        while (true) {
+            try {
+                return deserializer.deserialize(topic, value);
+            } catch (RegistryUnavailableSerializationException e) {
+                long left = (deadline - System.nanoTime()) / 1_000_000;
+                if (left <= 0) {
+                    // Not the record's fault: fail the stream thread, which is replaced after a pause; the record
+                    // is read again from the last commit, never skipped.
+                    throw new StreamsException("the schema registry is unreachable (" + e.getMessage() + "), waited "
+                            + config.registryRetryMs() + " ms; the stream thread is replaced and reads the record again", e);
+                }
+                sleep(Math.min(pause, left));
+                pause = Math.min(pause * 2, LONGEST_RETRY_PAUSE_MS);
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamsException("interrupted while waiting for the schema registry", e);
+        }
     }
 
     @Override

@@ -30,6 +30,8 @@ public final class PipelineConfig extends AbstractConfig {
     public static final String MULTI_TENANT = "tspipe.multi.tenant";
     public static final String SALT_KEYS = "tspipe.keys.salted";
     public static final String ROCKSDB_MEMORY_BYTES = "tspipe.rocksdb.memory.bytes";
+    public static final String READINGS_PARTITIONS = "tspipe.readings.partitions";
+    public static final String REGISTRY_RETRY_MS = "tspipe.registry.retry.ms";
 
     private static final long DAY = Duration.ofDays(1).toMillis();
 
@@ -62,7 +64,16 @@ public final class PipelineConfig extends AbstractConfig {
                             + "Fixed for the life of the data.")
             .define(ROCKSDB_MEMORY_BYTES, Type.LONG, 256L * 1024 * 1024, Range.atLeast(16L * 1024 * 1024), Importance.MEDIUM,
                     "Memory of all RocksDB instances of the process together: one shared block cache, with the "
-                            + "write buffers charged to it (docs/storage.md).");
+                            + "write buffers charged to it (docs/storage.md).")
+            .define(READINGS_PARTITIONS, Type.INT, 0, Range.atLeast(0), Importance.LOW,
+                    "Partitions of the readings topic. A device belongs to partition murmur2(key) mod partitions, as "
+                            + "the Java client places it; a record found in another partition is re-routed there. 0: looked "
+                            + "up from the broker when the Kafka Streams instance is created (TspipeStreams); a topology "
+                            + "built without it does not check partitions.")
+            .define(REGISTRY_RETRY_MS, Type.LONG, 5_000L, Range.atLeast(0), Importance.LOW,
+                    "How long a record waits, inside its task, for a schema registry that cannot be reached, before "
+                            + "the stream thread fails and is replaced (the record is then read again, never skipped). "
+                            + "Keep it below transaction.timeout.ms (10 s under exactly-once; docs/architecture.md).");
 
     public PipelineConfig(Map<?, ?> originals) {
         super(DEFINITION, originals, false);
@@ -110,6 +121,15 @@ public final class PipelineConfig extends AbstractConfig {
 
     public long rocksDbMemoryBytes() {
         return getLong(ROCKSDB_MEMORY_BYTES);
+    }
+
+    /** Partitions of the readings topic; 0 when unknown (no partition check). */
+    public int readingsPartitions() {
+        return getInt(READINGS_PARTITIONS);
+    }
+
+    public long registryRetryMs() {
+        return getLong(REGISTRY_RETRY_MS);
     }
 
     public KeyLayout keyLayout() {

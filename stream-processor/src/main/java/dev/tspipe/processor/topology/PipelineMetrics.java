@@ -17,6 +17,9 @@ import java.util.Map;
  *   <tr><td>{@code duplicate}, tspipe-id {@code readings}</td><td>readings identical to the stored row: no write</td></tr>
  *   <tr><td>{@code corrected}, tspipe-id {@code readings}</td><td>readings that replaced another value</td></tr>
  *   <tr><td>{@code dead-letter}, tspipe-id = the reason code</td><td>records sent to the dead-letter topic, by reason</td></tr>
+ *   <tr><td>{@code rerouted}, tspipe-id {@code other-key} or {@code other-partition}</td><td>records re-routed to their
+ *       device's partition through the repartition topic: keyed by something else, or keyed right but placed in another
+ *       partition than murmur2 gives (librdkafka's default partitioner)</td></tr>
  * </table>
  */
 final class PipelineMetrics {
@@ -28,6 +31,7 @@ final class PipelineMetrics {
     private final Sensor duplicate;
     private final Sensor corrected;
     private final Map<RejectReason, Sensor> deadLetters = new EnumMap<>(RejectReason.class);
+    private final Map<Routed.Placement, Sensor> rerouted = new EnumMap<>(Routed.Placement.class);
 
     PipelineMetrics(StreamsMetrics metrics) {
         this.metrics = metrics;
@@ -51,5 +55,10 @@ final class PipelineMetrics {
     void deadLetter(RejectReason reason) {
         deadLetters.computeIfAbsent(reason, r ->
                 metrics.addRateTotalSensor(SCOPE, r.code(), "dead-letter", Sensor.RecordingLevel.INFO)).record();
+    }
+
+    void rerouted(Routed.Placement placement) {
+        rerouted.computeIfAbsent(placement, p ->
+                metrics.addRateTotalSensor(SCOPE, p.reason(), "rerouted", Sensor.RecordingLevel.INFO)).record();
     }
 }

@@ -1,10 +1,36 @@
 package dev.tspipe.processor.topology;
 
 /**
- * A record after decoding: either accepted (and keyed by its device or not) or rejected, with the
- * original key and value bytes kept for the dead-letter topic.
+ * A record after decoding: either rejected, or accepted with its {@link Placement}; the original
+ * key and value bytes are kept for the dead-letter topic.
  */
-record Routed(ReadingValidator.Verdict verdict, byte[] originalKey, byte[] originalValue, byte[] deviceKey) {
+record Routed(ReadingValidator.Verdict verdict, byte[] originalKey, byte[] originalValue, byte[] deviceKey,
+              Placement placement) {
+
+    /** Where an accepted record is relative to the task that owns its device. */
+    enum Placement {
+        /** Keyed by its distribution key and in that key's partition: stored by the task that read it. */
+        HERE(null),
+        /** Keyed by something else (null, a gateway id): re-routed by device. */
+        OTHER_KEY("other-key"),
+        /** Keyed right but in another partition than murmur2 places the key (e.g. librdkafka's CRC32 default): re-routed. */
+        OTHER_PARTITION("other-partition");
+
+        private final String reason;
+
+        Placement(String reason) {
+            this.reason = reason;
+        }
+
+        /** The stable code of why a record is re-routed, as counted in metrics; null for {@link #HERE}. */
+        String reason() {
+            return reason;
+        }
+    }
+
+    static Routed rejected(ReadingValidator.Rejected verdict, byte[] originalKey, byte[] originalValue) {
+        return new Routed(verdict, originalKey, originalValue, null, null);
+    }
 
     boolean rejected() {
         return verdict instanceof ReadingValidator.Rejected;
@@ -14,8 +40,8 @@ record Routed(ReadingValidator.Verdict verdict, byte[] originalKey, byte[] origi
         return (ReadingValidator.Accepted) verdict;
     }
 
-    /** Whether the Kafka key is the reading's distribution key, so the record is in the right partition. */
-    boolean keyedByDevice() {
-        return java.util.Arrays.equals(originalKey, deviceKey);
+    /** Whether the record is where its device's rows live, so it is stored without a detour. */
+    boolean here() {
+        return placement == Placement.HERE;
     }
 }

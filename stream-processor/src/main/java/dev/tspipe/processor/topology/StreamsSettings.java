@@ -1,6 +1,7 @@
 package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.TspipeRocksDbConfigSetter;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 import java.util.HashMap;
@@ -15,6 +16,9 @@ public final class StreamsSettings {
     /** ksqlDB commits every 2 s; Kafka Streams' exactly-once default is 100 ms (docs/architecture.md). */
     static final long COMMIT_INTERVAL_MS = 1_000;
     static final long CACHE_BYTES = 32L * 1024 * 1024;
+    /** How long the group waits for a silent instance before its tasks move (Kafka's default: 45 s). */
+    static final int SESSION_TIMEOUT_MS = 10_000;
+    static final int HEARTBEAT_INTERVAL_MS = 3_000;
 
     private StreamsSettings() {
     }
@@ -37,6 +41,11 @@ public final class StreamsSettings {
         // Ordering across the two partitions does not matter here: every write is an idempotent upsert.
         settings.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
         settings.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, CACHE_BYTES);
+        // A node that dies (kill -9, a lost machine) keeps its tasks until the group notices: with Kafka's 45 s
+        // default its series answered only from standbys, stale, for up to 44 s. The heartbeat thread is apart from
+        // processing, so a busy stream thread does not miss heartbeats (docs/architecture.md, "Outages").
+        settings.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
+        settings.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
         return settings;
     }
 

@@ -1,16 +1,31 @@
 package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.RocksDbMemory;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Wires a Kafka Streams instance of the ingestion topology: the process-wide RocksDB memory
- * budget, the topology, tspipe's Kafka Streams defaults and the user's settings on top.
+ * budget, the partition count of the readings topic (asked of the broker once), the topology,
+ * tspipe's Kafka Streams defaults with the user's settings on top, and the replacement of failed
+ * stream threads ({@link StreamThreadReplacement}).
  */
 public final class TspipeStreams {
+
+    private static final Logger log = LoggerFactory.getLogger(TspipeStreams.class);
+    private static final long LOOKUP_TIMEOUT_S = 30;
 
     private TspipeStreams() {
     }
@@ -24,6 +39,39 @@ public final class TspipeStreams {
         RocksDbMemory.configure(config.rocksDbMemoryBytes());
         Properties props = new Properties();
         props.putAll(StreamsSettings.merged(config, streamsSettings));
-        return new KafkaStreams(TspipeTopology.build(config), props);
+        PipelineConfig placed = withPartitions(config, props);
+        KafkaStreams streams = new KafkaStreams(TspipeTopology.build(placed), props);
+        streams.setUncaughtExceptionHandler(new StreamThreadReplacement());
+        return streams;
+    }
+
+    /** {@code config} with the readings topic's partition count, asked of the broker when it is not set. */
+    private static PipelineConfig withPartitions(PipelineConfig config, Properties props) {
+        if (config.readingsPartitions() > 0) {
+            return config;
+        }
+        String topic = config.readingsTopic();
+        Map<String, Object> admin = new StreamsConfig(props).getAdminConfigs("tspipe-partitions");
+        try (Admin client = Admin.create(admin)) {
+            TopicDescription description = client.describeTopics(List.of(topic)).allTopicNames()
+                    .get(LOOKUP_TIMEOUT_S, TimeUnit.SECONDS).get(topic);
+            int partitions = description.partitions().size();
+            log.info("Readings topic {} has {} partitions; a record in another partition than its device's is re-routed",
+                    topic, partitions);
+            Map<Object, Object> originals = new HashMap<>(config.originals());
+            originals.put(PipelineConfig.READINGS_PARTITIONS, partitions);
+            return new PipelineConfig(originals);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot look up the partitions of the readings topic '" + topic + "' on "
+                    + props.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) + ": " + e.getCause().getMessage()
+                    + "; create the topic first, or set " + PipelineConfig.READINGS_PARTITIONS, e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the broker at " + props.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG)
+                    + " did not say within " + LOOKUP_TIMEOUT_S + " s how many partitions the readings topic '" + topic
+                    + "' has; check bootstrap.servers, or set " + PipelineConfig.READINGS_PARTITIONS, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while looking up the readings topic's partitions", e);
+        }
     }
 }

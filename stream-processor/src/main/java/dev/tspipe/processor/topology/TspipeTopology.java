@@ -27,14 +27,15 @@ import java.util.Map;
  *
  * <pre>
  * readings ─► decode ─┬─ rejected ───────────────────────────────────────────────► readings-dlq
- *                     ├─ keyed by device ─────────────────────────┐
- *                     └─ other key ─► key by device ─► repartition ─► decode ─┴─► ingest ─► readings-dlq
+ *                     ├─ keyed by device, in its partition ───────┐
+ *                     └─ other key or partition ─► key by device ─► repartition ─► decode ─┴─► ingest ─► readings-dlq
  *                                                                               (expired, future)
  * ingest owns: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest
  * </pre>
  *
- * Only records whose Kafka key is not their device go through the repartition topic; records
- * keyed right are stored in the task that read them.
+ * Only records whose Kafka key is not their device, or that are not in the partition that
+ * {@link DevicePartitioner} gives their key (a producer with another partitioner), go through the
+ * repartition topic; records placed right are stored in the task that read them.
  */
 public final class TspipeTopology {
 
@@ -63,16 +64,16 @@ public final class TspipeTopology {
 
         KStream<byte[], byte[]> readings = builder.stream(config.readingsTopic(),
                 Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("readings"));
-        Map<String, KStream<byte[], Routed>> decoded = decodeAndRoute(readings, config, "");
+        Map<String, KStream<byte[], Routed>> decoded = decodeAndRoute(readings, config, "", true);
 
         KStream<byte[], byte[]> byDevice = decoded.get("route-other-key")
                 .map((key, routed) -> KeyValue.pair(routed.deviceKey(), routed.originalValue()), Named.as("key-by-device"))
                 .repartition(Repartitioned.<byte[], byte[]>as(Topics.BY_DEVICE_REPARTITION)
                         .withKeySerde(Serdes.ByteArray()).withValueSerde(Serdes.ByteArray()));
-        Map<String, KStream<byte[], Routed>> redecoded = decodeAndRoute(byDevice, config, "-by-device");
+        Map<String, KStream<byte[], Routed>> redecoded = decodeAndRoute(byDevice, config, "-by-device", false);
 
-        // After the repartition every record is keyed by its device; the second "other-key" branch is
-        // empty, and merged anyway so that no path can drop a record.
+        // After the repartition every record is keyed by its device and in its partition; the second "other-key"
+        // branch is empty, and merged anyway so that no path can drop a record.
         KStream<byte[], Routed> valid = decoded.get("route-keyed-by-device")
                 .merge(redecoded.get("route-by-device-keyed-by-device"), Named.as("merge-keyed"))
                 .merge(redecoded.get("route-by-device-other-key"), Named.as("merge-all"));
@@ -88,12 +89,18 @@ public final class TspipeTopology {
         return builder.build();
     }
 
+    /**
+     * Decodes and splits: {@code rejected}, {@code keyed-by-device} (keyed by the device and, where
+     * {@code checkPartition}, in the device's partition) and {@code other-key} (everything to re-route: another key,
+     * or another partition).
+     */
     private static Map<String, KStream<byte[], Routed>> decodeAndRoute(KStream<byte[], byte[]> input,
-                                                                       PipelineConfig config, String suffix) {
-        return input.process(() -> new DecodeProcessor(config), Named.as("decode" + suffix))
+                                                                       PipelineConfig config, String suffix,
+                                                                       boolean checkPartition) {
+        return input.process(() -> new DecodeProcessor(config, checkPartition), Named.as("decode" + suffix))
                 .split(Named.as("route" + suffix + "-"))
                 .branch((key, routed) -> routed.rejected(), Branched.as("rejected"))
-                .branch((key, routed) -> routed.keyedByDevice(), Branched.as("keyed-by-device"))
+                .branch((key, routed) -> routed.here(), Branched.as("keyed-by-device"))
                 .defaultBranch(Branched.as("other-key"));
     }
 
