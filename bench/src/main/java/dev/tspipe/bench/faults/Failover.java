@@ -13,7 +13,8 @@ final class Failover {
 
     /** The figures of one failover; {@code recovered} false if every series was not fresh within the timeout. */
     record Result(int killedNode, int queriedNode, int seriesAsked, int seriesNotAnsweringBefore, boolean recovered,
-                  double secondsUntilFresh, int rounds, long answers, long non200, long stale, double non200Share, double staleShare) {
+                  double secondsUntilFresh, int rounds, long answers, long non200, long stale, double non200Share, double staleShare,
+                  java.util.Map<Integer, Long> statuses) {
     }
 
     private Failover() {
@@ -41,13 +42,14 @@ final class Failover {
         long killedAt = System.nanoTime();
         cluster.killNode(killed);
         long deadline = killedAt + timeout.toNanos();
+        java.util.Map<Integer, Long> statuses = new java.util.TreeMap<>();
         long answers = 0;
         long non200 = 0;
         long stale = 0;
         int rounds = 0;
         for (long next = killedAt; System.nanoTime() < deadline; next += 1_000_000_000L) {
             sleepUntil(next);
-            Round round = round(client, base, series);
+            Round round = round(client, base, series, statuses);
             rounds++;
             answers += series.size();
             non200 += round.non200();
@@ -59,11 +61,11 @@ final class Failover {
             if (round.fresh()) {
                 double seconds = (System.nanoTime() - killedAt) / 1e9;
                 return new Result(killed, queried, series.size(), left, true, seconds, rounds, answers, non200, stale,
-                        non200 / (double) answers, stale / (double) answers);
+                        non200 / (double) answers, stale / (double) answers, statuses);
             }
         }
         return new Result(killed, queried, series.size(), left, false, timeout.toSeconds(), rounds, answers, non200, stale,
-                non200 / (double) Math.max(1, answers), stale / (double) Math.max(1, answers));
+                non200 / (double) Math.max(1, answers), stale / (double) Math.max(1, answers), statuses);
     }
 
     private record Round(long non200, long stale) {
@@ -72,11 +74,13 @@ final class Failover {
         }
     }
 
-    private static Round round(QueryClient client, String base, List<Series> series) {
+    /** One request per series; {@code statuses} counts the answers by status (0: no answer). */
+    private static Round round(QueryClient client, String base, List<Series> series, java.util.Map<Integer, Long> statuses) {
         long non200 = 0;
         long stale = 0;
         for (Series s : series) {
             QueryClient.Answer answer = client.get(base + QueryClient.path(s, "latest"), Duration.ofSeconds(5));
+            statuses.merge(answer.status(), 1L, Long::sum);
             if (answer.status() != 200) {
                 non200++;
             } else if (answer.stale()) {

@@ -444,9 +444,9 @@ public final class FaultBench {
         out.append("\nDead letters by reason: ").append(result.get("deadLetters")).append('\n');
         if (result.get("failover") instanceof Failover.Result f) {
             out.append(String.format("Failover (node-%d killed, node-%d asked for %d series%s): every series fresh after %.1f s%s; "
-                            + "%.2f%% of the answers not 200, %.2f%% stale%n", f.killedNode(), f.queriedNode(), f.seriesAsked(),
+                            + "%.2f%% of the answers not 200, %.2f%% stale; answers by status %s%n", f.killedNode(), f.queriedNode(), f.seriesAsked(),
                     f.seriesNotAnsweringBefore() == 0 ? "" : ", " + f.seriesNotAnsweringBefore() + " left out: no fresh 200 before the kill",
-                    f.secondsUntilFresh(), f.recovered() ? "" : " (NOT recovered)", 100 * f.non200Share(), 100 * f.staleShare()));
+                    f.secondsUntilFresh(), f.recovered() ? "" : " (NOT recovered)", 100 * f.non200Share(), 100 * f.staleShare(), f.statuses()));
         }
         out.append("Wall time: ").append(result.get("wallSeconds")).append(" s\n");
         return out.toString();
