@@ -312,9 +312,9 @@ public final class FaultBench {
 
             NavigableMap<Long, Double> expectedRows = Oracle.rows(points);
             Oracle.RowDiff rows = Oracle.compareRows(expectedRows, http.rows(base, s));
-            rows.lost().forEach(t -> count(byPlacement, placement, happened, pointAt.get(t), "rawLost"));
-            rows.wrong().forEach(t -> count(byPlacement, placement, happened, pointAt.get(t), "rawWrong"));
-            rows.unexpected().forEach(t -> count(byPlacement, placement, happened, null, "rawUnexpected"));
+            rows.lost().forEach(t -> countRow(byPlacement, placement, happened, pointAt.get(t), "rawLost"));
+            rows.wrong().forEach(t -> countRow(byPlacement, placement, happened, pointAt.get(t), "rawWrong"));
+            rows.unexpected().forEach(t -> countRow(byPlacement, placement, happened, null, "rawUnexpected"));
 
             for (Oracle.Step step : Oracle.Step.values()) {
                 Oracle.BucketDiff diff = Oracle.compareBuckets(Oracle.buckets(expectedRows, step.millis), http.buckets(base, s, step));
@@ -326,12 +326,8 @@ public final class FaultBench {
                         .flatMap(b -> pointAt.subMap(b, true, b + step.millis, false).values().stream())
                         .mapToLong(Point::lastWriteNanos).max().orElse(0);
                 String kind = latestWrite == 0 ? "none" : FaultSchedule.kindAt(happened, latestWrite);
-                for (String[] figure : new String[][]{{"countLost", Long.toString(diff.countLost())},
-                        {"countDouble", Long.toString(diff.countDouble())}, {"wrong", Long.toString(diff.wrong())}}) {
-                    long n = Long.parseLong(figure[1]);
-                    byFault.add(kind, step.label + "." + figure[0], n);
-                    byPlacement.add(placement, step.label + "." + figure[0], n);
-                }
+                count(byFault, kind, step, diff);
+                count(byPlacement, placement, step, diff);
             }
         }
         result.put("readingsWritten", load.points().size());
@@ -347,7 +343,13 @@ public final class FaultBench {
         result.put("tableByPlacement", byPlacement.table("placement"));
     }
 
-    private void count(Tally byPlacement, String placement, List<FaultSchedule.Window> happened, Point point, String figure) {
+    private static void count(Tally tally, String group, Oracle.Step step, Oracle.BucketDiff diff) {
+        tally.add(group, step.label + ".countLost", diff.countLost());
+        tally.add(group, step.label + ".countDouble", diff.countDouble());
+        tally.add(group, step.label + ".wrong", diff.wrong());
+    }
+
+    private void countRow(Tally byPlacement, String placement, List<FaultSchedule.Window> happened, Point point, String figure) {
         byFault.add(point == null ? "none" : FaultSchedule.kindAt(happened, point.lastWriteNanos()), figure, 1);
         byPlacement.add(placement, figure, 1);
     }
