@@ -12,7 +12,7 @@ import java.util.List;
 final class Failover {
 
     /** The figures of one failover; {@code recovered} false if every series was not fresh within the timeout. */
-    record Result(int killedNode, int queriedNode, int seriesAsked, int seriesNotAnsweringBefore, boolean recovered,
+    record Result(int killedNode, int activePartitionsOfKilledNode, int queriedNode, int seriesAsked, int seriesNotAnsweringBefore, boolean recovered,
                   double secondsUntilFresh, int rounds, long answers, long non200, long stale, double non200Share, double staleShare,
                   java.util.Map<Integer, Long> statuses) {
     }
@@ -24,8 +24,18 @@ final class Failover {
      * Series that do not answer 200 and fresh before the kill (a series tspipe lost, say) are left
      * out: they would never recover, and they are counted by the comparison with the oracle.
      */
-    static Result measure(Cluster cluster, List<Series> all, QueryClient client, int killed, int queried, Duration timeout,
+    static Result measure(Cluster cluster, List<Series> all, QueryClient client, Duration timeout,
                           java.util.function.Consumer<String> progress) {
+        // Kill the node with the most active tasks: after many restarts one node may hold them all, and
+        // killing a node that holds only standbys would measure nothing.
+        int[] active = activePartitions(cluster, client);
+        int killed = 0;
+        for (int i = 1; i < active.length; i++) {
+            if (active[i] > active[killed]) {
+                killed = i;
+            }
+        }
+        int queried = killed == 0 ? 1 : 0;
         String base = cluster.nodeUrl(queried);
         List<Series> series = all;
         long settleDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -37,7 +47,8 @@ final class Failover {
             sleepUntil(System.nanoTime() + 1_000_000_000L);
         } while (series.size() < all.size() && System.nanoTime() < settleDeadline);
         int left = all.size() - series.size();
-        progress.accept("failover: killing node-" + killed + ", asking node-" + queried + " for the latest reading of "
+        progress.accept("failover: killing node-" + killed + " (active for " + active[killed] + " partitions), asking node-"
+                + queried + " for the latest reading of "
                 + series.size() + " series once a second" + (left == 0 ? "" : " (" + left + " series left out: no fresh 200 before the kill)"));
         long killedAt = System.nanoTime();
         cluster.killNode(killed);
@@ -60,12 +71,35 @@ final class Failover {
             }
             if (round.fresh()) {
                 double seconds = (System.nanoTime() - killedAt) / 1e9;
-                return new Result(killed, queried, series.size(), left, true, seconds, rounds, answers, non200, stale,
+                return new Result(killed, active[killed], queried, series.size(), left, true, seconds, rounds, answers, non200, stale,
                         non200 / (double) answers, stale / (double) answers, statuses);
             }
         }
-        return new Result(killed, queried, series.size(), left, false, timeout.toSeconds(), rounds, answers, non200, stale,
+        return new Result(killed, active[killed], queried, series.size(), left, false, timeout.toSeconds(), rounds, answers, non200, stale,
                 non200 / (double) Math.max(1, answers), stale / (double) Math.max(1, answers), statuses);
+    }
+
+    /** Active partitions per node, from {@code /api/v1/stats/partitions} (which merges every instance's). */
+    private static int[] activePartitions(Cluster cluster, QueryClient client) {
+        int[] active = new int[cluster.nodeCount()];
+        QueryClient.Answer answer = client.get(cluster.nodeUrl(0) + "/api/v1/stats/partitions", Duration.ofSeconds(30));
+        if (answer.status() != 200) {
+            throw new IllegalStateException("failover: /api/v1/stats/partitions answered " + answer.status() + " " + answer.body());
+        }
+        try {
+            for (com.fasterxml.jackson.databind.JsonNode partition : new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(answer.body()).path("partitions")) {
+                String owner = partition.path("owner").asText();
+                for (int i = 0; i < active.length; i++) {
+                    if (cluster.nodeUrl(i).endsWith("//" + owner)) {
+                        active[i]++;
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("failover: /api/v1/stats/partitions is not JSON: " + answer.body(), e);
+        }
+        return active;
     }
 
     private record Round(long non200, long stale) {

@@ -376,7 +376,7 @@ public final class FaultBench {
     }
 
     private Failover.Result failover(Cluster cluster, List<Series> series) {
-        Failover.Result r = Failover.measure(cluster, series, new QueryClient(Duration.ZERO), 0, 1,
+        Failover.Result r = Failover.measure(cluster, series, new QueryClient(Duration.ZERO),
                 Duration.ofSeconds(options.failoverTimeoutSeconds()), this::say);
         say(r.recovered()
                 ? String.format("failover: every series fresh again %.1f s after the kill; %.2f%% of the answers not 200, %.2f%% stale",
@@ -445,8 +445,9 @@ public final class FaultBench {
         }
         out.append("\nDead letters by reason: ").append(result.get("deadLetters")).append('\n');
         if (result.get("failover") instanceof Failover.Result f) {
-            out.append(String.format("Failover (node-%d killed, node-%d asked for %d series%s): every series fresh after %.1f s%s; "
-                            + "%.2f%% of the answers not 200, %.2f%% stale; answers by status %s%n", f.killedNode(), f.queriedNode(), f.seriesAsked(),
+            out.append(String.format("Failover (node-%d killed, active for %d partitions; node-%d asked for %d series%s): every series fresh after %.1f s%s; "
+                            + "%.2f%% of the answers not 200, %.2f%% stale; answers by status %s%n", f.killedNode(),
+                    f.activePartitionsOfKilledNode(), f.queriedNode(), f.seriesAsked(),
                     f.seriesNotAnsweringBefore() == 0 ? "" : ", " + f.seriesNotAnsweringBefore() + " left out: no fresh 200 before the kill",
                     f.secondsUntilFresh(), f.recovered() ? "" : " (NOT recovered)", 100 * f.non200Share(), 100 * f.staleShare(), f.statuses()));
         }
