@@ -73,7 +73,8 @@ public final class FaultBench {
             options = FaultOptions.parse(args);
         } catch (IllegalArgumentException e) {
             System.out.println(e.getMessage());
-            System.exit(args.length > 0 && (args[0].equals("--help") || args[0].equals("-h")) ? 0 : 2);
+            boolean help = java.util.Arrays.asList(args).contains("--help") || java.util.Arrays.asList(args).contains("-h");
+            System.exit(help ? 0 : 2);
             return;
         }
         int code;
