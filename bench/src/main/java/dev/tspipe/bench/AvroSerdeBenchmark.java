@@ -51,7 +51,7 @@ public class AvroSerdeBenchmark {
         serializer = new AvroSerializer<>();
         serializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://bench"), false);
         cachedSerializer = new AvroSerializer<>(new CachedSchemaRegistryClient(MockSchemaRegistry.client("bench"),
-                Duration.ofMinutes(1), Clock.systemUTC()), Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://bench"), false);
+                Duration.ofMinutes(1), Duration.ZERO, 0, Clock.systemUTC()), Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://bench"), false);
         deserializer = new AvroDeserializer<>();
         deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://bench",
                 AvroSerdeConfig.SPECIFIC_AVRO_READER, true), false);

@@ -21,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Writes {@link Reading}s to the readings topic as tspipe expects them (DESIGN §3): key = the
+ * Writes {@link Reading}s to the readings topic as tspipe expects them (docs/design.md §3): key = the
  * device id ({@code tenant/device} when a tenant is set) in UTF-8, so that the default
  * partitioner puts every reading of a device in one partition; value = Avro in the Confluent wire
  * format; record timestamp = the reading's timestamp. The producer is idempotent with
@@ -105,7 +105,7 @@ public final class ReadingProducer implements AutoCloseable {
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Duration.ofMinutes(2).toMillis());
     }
 
-    /** The Kafka key of a reading: {@code tenant/device}, or the device id when there is no tenant (DESIGN §3). */
+    /** The Kafka key of a reading: {@code tenant/device}, or the device id when there is no tenant (docs/design.md §3). */
     public static String distributionKey(Reading reading) {
         return reading.getTenant() == null ? reading.getDeviceId() : reading.getTenant() + "/" + reading.getDeviceId();
     }

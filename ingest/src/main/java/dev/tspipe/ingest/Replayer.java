@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Replaying is safe to repeat: the pipeline identifies a reading by (tenant, device, metric,
  * timestamp), so a reading that arrives again overwrites its row with the same value and its
- * bucket counters are corrected, not incremented (DESIGN §5).
+ * bucket counters are corrected, not incremented (docs/design.md §5).
  */
 public final class Replayer {
 

@@ -8,7 +8,7 @@ import dev.tspipe.processor.rows.Rollup;
 import java.util.List;
 import java.util.Map;
 
-/** The JSON shapes of the API's answers (DESIGN §6), as records serialized by Jackson. */
+/** The JSON shapes of the API's answers (docs/design.md §6), as records serialized by Jackson. */
 public final class Answers {
 
     private Answers() {

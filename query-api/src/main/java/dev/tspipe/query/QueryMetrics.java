@@ -60,8 +60,8 @@ final class QueryMetrics implements AutoCloseable {
         }
         forwarded = Counter.builder("tspipe.query.forwarded").description("Queries forwarded to another instance")
                 .register(registry);
-        stale = Counter.builder("tspipe.query.stale").description("Queries answered from a standby replica here")
-                .register(registry);
+        stale = Counter.builder("tspipe.query.stale")
+                .description("Queries answered stale here, from a standby replica or a restoring copy").register(registry);
     }
 
     private static double approximateRows(KafkaStreams streams, String store) {

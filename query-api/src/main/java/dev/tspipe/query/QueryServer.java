@@ -12,10 +12,12 @@ import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.RollupStep;
 import dev.tspipe.processor.topology.StoreNames;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.RoutedAnswer;
+import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.SeriesRouting;
-import dev.tspipe.query.routing.Target;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -45,7 +47,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The HTTP query API of one tspipe instance (DESIGN §6, {@code docs/query-api.md}), in the same
+ * The HTTP query API of one tspipe instance (docs/design.md §6, {@code docs/query-api.md}), in the same
  * process as its Kafka Streams instance. Any instance answers any query: it reads the partition
  * that owns the series here, or forwards the request to the instance that owns it (one hop at
  * most), or answers from a caught-up standby replica during a rebalance.
@@ -115,6 +117,7 @@ public final class QueryServer implements AutoCloseable {
         private long maxStandbyLag = 10_000;
         private Duration connectTimeout = Duration.ofSeconds(2);
         private Duration requestTimeout = Duration.ofSeconds(5);
+        private Duration failoverWait = Duration.ofSeconds(1);
 
         private Builder() {
         }
@@ -170,6 +173,18 @@ public final class QueryServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long a read that no instance can answer keeps trying before it is a 503: while partitions move,
+         * a standby that becomes active is briefly queryable nowhere. Default 1 s; zero answers 503 at once.
+         */
+        public Builder failoverWait(Duration failoverWait) {
+            if (failoverWait.isNegative()) {
+                throw new IllegalArgumentException("failoverWait must be >= 0, was " + failoverWait);
+            }
+            this.failoverWait = failoverWait;
+            return this;
+        }
+
         public QueryServer start() {
             Objects.requireNonNull(streams, "streams");
             Objects.requireNonNull(pipelineConfig, "pipelineConfig");
@@ -178,13 +193,20 @@ public final class QueryServer implements AutoCloseable {
             QueryMetrics metrics = new QueryMetrics(registry, streams);
             Forwarder forwarder = new Forwarder(connectTimeout, requestTimeout);
             Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics,
-                    new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag), forwarder);
+                    new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag), forwarder,
+                    requestTimeout, failoverWait);
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
                 config.startup.showOldJavalinVersionWarning = false;
                 config.jetty.host = bindHost;
                 config.jetty.port = port;
                 config.jetty.threadPool = threadPool();
+                config.jetty.modifyHttpConfiguration(httpConfig -> {
+                    httpConfig.setRequestHeaderSize(JsonErrorPages.REQUEST_HEADER_BYTES);
+                    httpConfig.setSendServerVersion(false);
+                });
+                config.jetty.modifyServer(server -> server.setErrorHandler(JsonErrorPages.forServer()));
+                config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(JsonErrorPages.forServletContext()));
                 config.requestLogger.http((ctx, millis) ->
                         metrics.request(ctx.method().name(), routeOf(ctx), ctx.statusCode(), millis));
                 routes.addTo(config);
@@ -224,18 +246,25 @@ public final class QueryServer implements AutoCloseable {
         private final MeterRegistry registry;
         private final QueryMetrics metrics;
         private final SeriesRouting routing;
+        private final RoutedRead router;
+        private final RoutedRead forwardedRouter;
         private final Forwarder forwarder;
+        private final Duration statisticsTimeout;
         private final SeriesReader reader;
         private final LocalPartitionStatistics statistics;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
-               SeriesRouting routing, Forwarder forwarder) {
+               SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait) {
             this.streams = streams;
             this.layout = layout;
             this.registry = registry;
             this.metrics = metrics;
             this.routing = routing;
+            this.router = new RoutedRead(forwarder::get, routing::acceptableLocalLag, failoverWait);
+            // A forwarded read does not wait: the instance that sent it tries its next target, and waits itself.
+            this.forwardedRouter = new RoutedRead(forwarder::get, routing::acceptableLocalLag, Duration.ZERO);
             this.forwarder = forwarder;
+            this.statisticsTimeout = statisticsTimeout;
             this.reader = new SeriesReader(layout);
             this.statistics = new LocalPartitionStatistics(streams, routing.self().host() + ":" + routing.self().port());
         }
@@ -250,32 +279,64 @@ public final class QueryServer implements AutoCloseable {
                 "/health", "/ready", "/metrics", "/openapi.json");
 
         void addTo(io.javalin.config.JavalinConfig config) {
-            config.routes.get(PATHS.get(0), this::readings);
-            config.routes.get(PATHS.get(1), this::latest);
-            config.routes.get(PATHS.get(2), this::rollups);
-            config.routes.get(PATHS.get(3), this::deviceMetrics);
-            config.routes.get(PATHS.get(4), this::partitionStatistics);
-            config.routes.get(PATHS.get(5), ctx -> json(ctx, 200, JSON.createObjectNode().put("status", "up")));
-            config.routes.get(PATHS.get(6), this::ready);
-            config.routes.get(PATHS.get(7), this::prometheus);
-            config.routes.get(PATHS.get(8), this::openApi);
+            get(config, PATHS.get(0), this::readings);
+            get(config, PATHS.get(1), this::latest);
+            get(config, PATHS.get(2), this::rollups);
+            get(config, PATHS.get(3), this::deviceMetrics);
+            get(config, PATHS.get(4), this::partitionStatistics);
+            get(config, PATHS.get(5), this::health);
+            get(config, PATHS.get(6), this::ready);
+            get(config, PATHS.get(7), this::prometheus);
+            get(config, PATHS.get(8), this::openApi);
 
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
             config.routes.exception(InvalidStateStoreException.class, (e, ctx) ->
                     error(ctx, ApiException.unavailable("the store is not queryable right now (" + e.getMessage() + "); retry")));
-            config.routes.exception(HttpResponseException.class, (e, ctx) ->
-                    error(ctx, e.getStatus(), e.getStatus() == 404 ? "not-found" : "http-" + e.getStatus(), e.getMessage()));
+            // Javalin's own refusals: no route (404, or 405 for a method other than GET), or a 4xx it found.
+            config.routes.exception(HttpResponseException.class, (e, ctx) -> {
+                String method = ctx.req().getMethod();
+                if (e.getStatus() == 404 && !method.equals("GET") && !method.equals("HEAD")) {
+                    ctx.header("Allow", "GET, HEAD");
+                    error(ctx, 405, "method-not-allowed", "this API answers GET (and HEAD) only; the routes are listed "
+                            + "at GET /openapi.json");
+                } else if (e.getStatus() == 404) {
+                    error(ctx, 404, "not-found", noRoute(ctx));
+                } else {
+                    Answers.Error body = JsonErrorPages.describe(JsonErrorPages.statusFor(e.getStatus()), e.getMessage());
+                    error(ctx, JsonErrorPages.statusFor(e.getStatus()), body.error(), body.message());
+                }
+            });
+            // Only a fault of the server gets here: every bad input is refused above as a 4xx.
             config.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("Query {} {} failed", ctx.method(), ctx.path(), e);
-                error(ctx, 500, "internal", "the server failed to answer; the error is logged on " + routing.self());
+                error(ctx, 500, "internal", "the server failed to answer; the error is logged on "
+                        + routing.self().host() + ":" + routing.self().port());
             });
             config.routes.error(404, ctx -> {
                 String body = ctx.result();
                 if (body == null || body.isEmpty()) {
-                    error(ctx, 404, "not-found", "no route " + ctx.method() + " " + ctx.path()
-                            + "; the routes are listed at GET /openapi.json");
+                    error(ctx, 404, "not-found", noRoute(ctx));
                 }
             });
+            config.routes.before(ctx -> {
+                UriCheck.requireWellFormedPath(ctx.path());
+                UriCheck.requireWellFormedQuery(ctx.queryString());
+            });
+        }
+
+        /**
+         * A GET route, and the same handler for HEAD: by itself Javalin answers the HEAD of a GET route with
+         * an empty 200 without running it, so a HEAD of /ready would say ready while Kafka Streams is not.
+         */
+        private static void get(io.javalin.config.JavalinConfig config, String path, Handler handler) {
+            config.routes.get(path, handler);
+            config.routes.head(path, handler);
+        }
+
+        private static String noRoute(Context ctx) {
+            String path = ctx.path();
+            return "no route GET " + (path.length() > 200 ? path.substring(0, 200) + "..." : path)
+                    + "; the routes are listed at GET /openapi.json";
         }
 
         // -----------------------------------------------------------------------------------
@@ -360,37 +421,27 @@ public final class QueryServer implements AutoCloseable {
         /** Answers from the first target of the routing plan that can; 503 when none can. */
         private void routed(Context ctx, String store, String distributionKey, Function<SeriesReader.Stores, Object> read) {
             boolean forwarded = ctx.header(Forwarder.FORWARDED_HEADER) != null;
-            List<Target> plan = routing.plan(store, distributionKey.getBytes(StandardCharsets.UTF_8), forwarded);
-            for (Target target : plan) {
-                if (target instanceof Target.LocalActive active) {
-                    Optional<Object> answer = local(read, active.partition(), false);
-                    if (answer.isPresent()) {
-                        json(ctx, 200, answer.get());
-                        return;
-                    }
-                } else if (target instanceof Target.LocalStandby standby) {
-                    Optional<Object> answer = local(read, standby.partition(), true);
-                    if (answer.isPresent()) {
-                        metrics.stale();
-                        ctx.header(STALE_HEADER, "true");
-                        ctx.header(LAG_HEADER, Long.toString(standby.lag()));
-                        json(ctx, 200, answer.get());
-                        return;
-                    }
-                } else if (target instanceof Target.Remote remote) {
-                    String query = ctx.queryString();
-                    Optional<Forwarder.Answer> answer = forwarder.get(remote.host(), ctx.path() + (query == null ? "" : "?" + query));
-                    if (answer.isPresent()) {
-                        metrics.forwarded();
-                        Forwarder.Answer a = answer.get();
-                        a.headers().forEach((name, values) -> values.forEach(value -> ctx.header(name, value)));
-                        ctx.status(a.status()).result(a.body());
-                        return;
-                    }
+            byte[] key = distributionKey.getBytes(StandardCharsets.UTF_8);
+            String query = ctx.queryString();
+            RoutedAnswer<Object> answer = (forwarded ? forwardedRouter : router).answer(store,
+                    () -> routing.plan(store, key, forwarded),
+                    (partition, stale) -> local(read, partition, stale),
+                    ctx.path() + (query == null ? "" : "?" + query));
+            if (answer instanceof RoutedAnswer.Local<Object> local) {
+                if (local.stale()) {
+                    metrics.stale();
+                    ctx.header(STALE_HEADER, "true");
+                    ctx.header(LAG_HEADER, Long.toString(local.lag().getAsLong()));
                 }
+                json(ctx, 200, local.value());
+            } else if (answer instanceof RoutedAnswer.Forwarded<Object> remote) {
+                metrics.forwarded();
+                remote.answer().headers().forEach((name, values) -> values.forEach(value -> ctx.header(name, value)));
+                ctx.status(remote.answer().status()).result(remote.answer().body());
+            } else if (answer instanceof RoutedAnswer.NoneAnswered<Object> none) {
+                throw ApiException.unavailable("no instance can answer for '" + distributionKey + "' right now ("
+                        + String.join("; ", none.attempts()) + "); retry");
             }
-            throw ApiException.unavailable("no instance can answer for '" + distributionKey + "' right now (rebalancing, "
-                    + "or its replicas are more than the allowed lag behind); retry");
         }
 
         private Optional<Object> local(Function<SeriesReader.Stores, Object> read, int partition, boolean stale) {
@@ -411,8 +462,9 @@ public final class QueryServer implements AutoCloseable {
         // Statistics, health, metrics, OpenAPI
 
         /**
-         * Merges every instance's local statistics: this instance asks the others (with the
-         * forwarding header, which makes them answer with their own partitions only).
+         * Merges every instance's local statistics: this instance asks the others all at once (with the
+         * forwarding header, which makes them answer with their own partitions only) and waits for them
+         * at most the forwarding request timeout; one that has not answered by then is listed unreachable.
          */
         private void partitionStatistics(Context ctx) {
             ObjectNode answer = JSON.createObjectNode();
@@ -422,9 +474,8 @@ public final class QueryServer implements AutoCloseable {
             statistics.collect().forEach(p -> all.add(JSON.valueToTree(p)));
             instances.addObject().put("host", routing.self().host() + ":" + routing.self().port()).put("reachable", true);
             if (ctx.header(Forwarder.FORWARDED_HEADER) == null) {
-                for (StreamsMetadata client : otherClients()) {
-                    HostInfo host = client.hostInfo();
-                    Optional<Forwarder.Answer> remote = forwarder.get(host, "/api/v1/stats/partitions");
+                List<HostInfo> others = otherClients().stream().map(StreamsMetadata::hostInfo).toList();
+                forwarder.getAll(others, "/api/v1/stats/partitions", statisticsTimeout).forEach((host, remote) -> {
                     boolean reachable = false;
                     if (remote.isPresent() && remote.get().status() == 200) {
                         try {
@@ -436,7 +487,7 @@ public final class QueryServer implements AutoCloseable {
                         }
                     }
                     instances.addObject().put("host", host.host() + ":" + host.port()).put("reachable", reachable);
-                }
+                });
             }
             all.sort(Comparator.comparingInt(p -> p.path("partition").asInt()));
             partitions.addAll(all);
@@ -452,12 +503,31 @@ public final class QueryServer implements AutoCloseable {
             }
         }
 
+        /**
+         * Liveness: up while Kafka Streams is CREATED (the server starts before it), REBALANCING or RUNNING;
+         * 503 once it is in or on its way to ERROR or NOT_RUNNING, states it never leaves by itself.
+         */
+        private void health(Context ctx) {
+            KafkaStreams.State state = streams.state();
+            if (StreamsStates.alive(state)) {
+                json(ctx, 200, JSON.createObjectNode().put("status", "up").put("streams", state.name())
+                        .put("message", StreamsStates.meaning(state)));
+            } else {
+                json(ctx, 503, JSON.createObjectNode().put("error", "down").put("message", StreamsStates.meaning(state))
+                        .put("streams", state.name()));
+            }
+        }
+
+        /** Readiness: 200 only while Kafka Streams is RUNNING, else 503 with {@code Retry-After}. */
         private void ready(Context ctx) {
             KafkaStreams.State state = streams.state();
             if (state == KafkaStreams.State.RUNNING) {
-                json(ctx, 200, JSON.createObjectNode().put("status", "ready").put("streams", state.name()));
+                json(ctx, 200, JSON.createObjectNode().put("status", "ready").put("streams", state.name())
+                        .put("message", StreamsStates.meaning(state)));
             } else {
-                error(ctx, ApiException.unavailable("Kafka Streams is " + state + ", not RUNNING; retry"));
+                ctx.header("Retry-After", "1");
+                json(ctx, 503, JSON.createObjectNode().put("error", "unavailable")
+                        .put("message", "not ready: " + StreamsStates.meaning(state)).put("streams", state.name()));
             }
         }
 

@@ -16,6 +16,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -86,6 +87,9 @@ class QueryServerTest {
                 Map.entry(series + "readings?tenant=acme", "tenant"),
                 Map.entry(series + "rollups", "step"),
                 Map.entry(series + "rollups?step=2m", "step"),
+                Map.entry(series + "readings?limit=%C3%28", "limit"),
+                Map.entry(series + "readings?from=%00", "from"),
+                Map.entry(series + "readings?%E2%82=1", "query string"),
                 Map.entry("/api/v1/series/" + "x".repeat(1100) + "/temp/latest", "device/metric"));
         for (Map.Entry<String, String> c : cases.entrySet()) {
             Answer answer = get(c.getKey());
@@ -118,16 +122,107 @@ class QueryServerTest {
 
     @Test
     void healthReadinessMetricsAndStatistics() throws Exception {
-        assertThat(get("/health").status()).isEqualTo(200);
+        Answer health = get("/health");
+        assertThat(health.status()).isEqualTo(200);
+        assertThat(health.body().get("status").asText()).isEqualTo("up");
+        assertThat(health.body().get("streams").asText()).isEqualTo("CREATED");
         Answer ready = get("/ready");
         assertThat(ready.status()).isEqualTo(503);
         assertThat(ready.raw().headers().firstValue("Retry-After")).contains("1");
+        assertThat(ready.body().get("error").asText()).isEqualTo("unavailable");
+        assertThat(ready.body().get("streams").asText()).isEqualTo("CREATED");
+        assertThat(ready.body().get("message").asText()).contains("CREATED", "wait");
+        // HEAD runs the same handler (Javalin alone would answer it 200) and has no body.
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            RawHttp.Answer head = http.exchange("HEAD /ready HTTP/1.1\r\nHost: t\r\n\r\n".getBytes(StandardCharsets.US_ASCII), true);
+            assertThat(head.status()).isEqualTo(503);
+            assertThat(head.header("retry-after")).isEqualTo("1");
+        }
         Answer metrics = get("/metrics");
         assertThat(metrics.status()).isEqualTo(200);
         assertThat(metrics.raw().body()).contains("jvm_memory_used_bytes", "http_server_requests_seconds", "tspipe_store_rows");
         Answer statistics = get("/api/v1/stats/partitions");
         assertThat(statistics.status()).isEqualTo(200);
         assertThat(statistics.body().get("partitions").isArray()).isTrue();
+    }
+
+    /** A Kafka Streams instance that was closed is down for good: /health and /ready say so and what to do. */
+    @Test
+    void healthAndReadinessAre503OnceKafkaStreamsIsClosed() throws Exception {
+        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://query-server-test-closed",
+                PipelineConfig.READINGS_PARTITIONS, 1));
+        try (KafkaStreams closed = TspipeStreams.create(config, Map.of(
+                StreamsConfig.APPLICATION_ID_CONFIG, "query-server-test-closed",
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
+                StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve("closed").toString(),
+                StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:2"))) {
+            closed.close();
+            assertThat(closed.state()).isEqualTo(KafkaStreams.State.NOT_RUNNING);
+            try (QueryServer down = QueryServer.builder().streams(closed).pipelineConfig(config).bindHost("127.0.0.1")
+                    .port(0).advertised(new HostInfo("127.0.0.1", 2)).start()) {
+                for (String path : List.of("/health", "/ready")) {
+                    HttpResponse<String> response = CLIENT.send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + down.port() + path)).build(), HttpResponse.BodyHandlers.ofString());
+                    assertThat(response.statusCode()).as(path).isEqualTo(503);
+                    assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                            type -> assertThat(type).startsWith("application/json"));
+                    JsonNode body = JSON.readTree(response.body());
+                    assertThat(body.get("error").asText()).isEqualTo(path.equals("/health") ? "down" : "unavailable");
+                    assertThat(body.get("streams").asText()).isEqualTo("NOT_RUNNING");
+                    assertThat(body.get("message").asText()).as(path).contains("NOT_RUNNING", "restart the instance");
+                }
+            }
+        }
+    }
+
+    /**
+     * Requests that Jetty refuses before any route (unparseable, oversized, badly encoded, other methods)
+     * are answered with the API's JSON error shape and a 4xx, never an HTML page or a stack trace.
+     */
+    @Test
+    void errorsFoundByJettyAreJsonErrorsWithA4xx() throws Exception {
+        String longPath = "/api/v1/series/" + "d".repeat(9_000) + "/m/latest";
+        Map<String, Integer> cases = new java.util.LinkedHashMap<>();
+        cases.put("GET " + longPath + " HTTP/1.1\r\nHost: t\r\n\r\n", 414);
+        cases.put("GET /health HTTP/1.1\r\nHost: t\r\nX-Big: " + "x".repeat(9_000) + "\r\n\r\n", 431);
+        cases.put("GET /api/v1/series/a%00b/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/a%C3%28/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/a%C0%AF/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/a%zz/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/d/m/readings?limit=%zz HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/d/m/readings?li%mit=1 HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/d/m;a=b%/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /api/v1/series/d;%G1/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /he\u0000alth HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /health HTTP/1.1\r\n\r\n", 400);
+        cases.put("GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400);
+        cases.put("GET /health HTTP/1.2\r\nHost: t\r\n\r\n", 400);
+        cases.put("GET /health HTTP/2.0\r\nHost: t\r\n\r\n", 426);
+        cases.put("GET /health\r\n\r\n", 400);
+        cases.put("GET /health HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", 400);
+        cases.put("GET /health HTTP/1.1\r\nHost: t\r\nContent-Length: -1\r\n\r\n", 400);
+        cases.put("GET /health HTTP/1.1\r\nHost: t\r\nBad Header: y\r\n\r\n", 400);
+        cases.put("FOO /health HTTP/1.1\r\nHost: t\r\n\r\n", 405);
+        cases.put("get /health HTTP/1.1\r\nHost: t\r\n\r\n", 405);
+        cases.put("DELETE /api/v1/series/d/m/latest HTTP/1.1\r\nHost: t\r\n\r\n", 405);
+        cases.put("POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}", 405);
+        cases.put("OPTIONS * HTTP/1.1\r\nHost: t\r\n\r\n", 404);
+        cases.put("GET /WEB-INF/web.xml HTTP/1.1\r\nHost: t\r\n\r\n", 404);
+        cases.put("GET /META-INF/MANIFEST.MF HTTP/1.1\r\nHost: t\r\nAccept: text/html\r\n\r\n", 404);
+        cases.put("GET /nope HTTP/1.1\r\nHost: t\r\nAccept: text/html\r\n\r\n", 404);
+        cases.put("\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003", 400);
+        for (Map.Entry<String, Integer> c : cases.entrySet()) {
+            String shown = c.getKey().length() > 80 ? c.getKey().substring(0, 80) + "..." : c.getKey();
+            try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+                RawHttp.Answer answer = http.exchange(c.getKey().getBytes(StandardCharsets.ISO_8859_1), false);
+                assertThat(answer.status()).as(shown).isEqualTo(c.getValue());
+                assertThat(answer.header("content-type")).as(shown).startsWith("application/json");
+                JsonNode body = JSON.readTree(answer.body());
+                assertThat(body.get("error").asText()).as(shown).isNotEmpty();
+                assertThat(body.get("message").asText()).as(shown).isNotEmpty();
+                assertThat(answer.text()).as(shown).doesNotContain("<html", "Exception", "org.eclipse", "at org.");
+            }
+        }
     }
 
     /** Every documented route is served, and every served route is documented. */

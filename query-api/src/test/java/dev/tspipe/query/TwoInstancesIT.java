@@ -57,7 +57,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Two instances of one application (two Kafka Streams instances, two query servers, one standby
  * replica each) on the embedded broker and registry: every series answers the same from either
- * instance, pagination and windows are exact, and stopping one instance never yields a 500.
+ * instance, pagination and windows are exact, and while one instance stops the other answers every read.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TwoInstancesIT {
@@ -354,9 +354,11 @@ class TwoInstancesIT {
 
     @Test
     @org.junit.jupiter.api.Order(5)
-    void whenOneInstanceStopsTheSurvivorAnswersStaleOr503ButNever500ThenCompleteAgain() throws Exception {
+    void whenOneInstanceStopsTheSurvivorAnswersEveryReadMaybeStaleThenCompleteAgain() throws Exception {
         Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> unavailable = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger stale = new java.util.concurrent.atomic.AtomicInteger();
         AtomicBoolean polling = new AtomicBoolean(true);
         List<String> seriesNames = new ArrayList<>(EXPECTED.keySet());
         Thread poller = new Thread(() -> {
@@ -366,6 +368,12 @@ class TwoInstancesIT {
                 try {
                     Answer answer = get(a, readingsPath(series, "limit=10000"));
                     statuses.merge(answer.status(), 1, Integer::sum);
+                    if ("true".equals(answer.header(QueryServer.STALE_HEADER))) {
+                        stale.incrementAndGet();
+                    }
+                    if (answer.status() == 503) {
+                        unavailable.add(answer.raw().body());
+                    }
                     if (answer.status() == 503 && answer.header("Retry-After") == null) {
                         problems.add("503 without Retry-After for " + series);
                     } else if (answer.status() == 200 && "true".equals(answer.header(QueryServer.STALE_HEADER))
@@ -390,9 +398,12 @@ class TwoInstancesIT {
             polling.set(false);
             poller.join();
         }
-        System.out.println("failover answers by status: " + statuses);
+        System.out.println("failover answers by status: " + statuses + ", of them stale: " + stale.get());
+        unavailable.stream().distinct().limit(5).forEach(body -> System.out.println("failover 503: " + body));
         assertThat(problems).isEmpty();
-        assertThat(statuses.keySet()).isSubsetOf(200, 503);
+        // The survivor holds a standby of every partition: it answers every read, from a standby or a restoring
+        // copy (stale) while the partitions move, and never 503.
+        assertThat(statuses.keySet()).containsOnly(200);
         Answer statistics = get(a, "/api/v1/stats/partitions");
         assertThat(statistics.body().get("partitions")).hasSize(PARTITIONS);
     }

@@ -2,7 +2,6 @@ package dev.tspipe.query.routing;
 
 import org.apache.kafka.streams.state.HostInfo;
 import org.eclipse.jetty.client.CompletableResponseListener;
-import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.http.HttpField;
@@ -13,14 +12,19 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Forwards a GET to another instance of the application and hands back its answer unchanged.
@@ -72,12 +76,62 @@ public final class Forwarder implements AutoCloseable {
      * (the caller then tries the next target).
      */
     public Optional<Answer> get(HostInfo host, String pathAndQuery) {
+        try {
+            return send(host, pathAndQuery).answer().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the forwarding future failed although it never completes exceptionally", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * GETs {@code pathAndQuery} from every host at once and waits at most {@code overall} for all of
+     * them; a host that did not answer by then (or cannot be reached) maps to empty. The map has every
+     * host, in the order given.
+     */
+    public Map<HostInfo, Optional<Answer>> getAll(Collection<HostInfo> hosts, String pathAndQuery, Duration overall) {
+        Map<HostInfo, Pending> pending = new LinkedHashMap<>();
+        for (HostInfo host : hosts) {
+            pending.put(host, send(host, pathAndQuery));
+        }
+        long deadline = System.nanoTime() + overall.toNanos();
+        Map<HostInfo, Optional<Answer>> answers = new LinkedHashMap<>();
+        for (Map.Entry<HostInfo, Pending> host : pending.entrySet()) {
+            Optional<Answer> answer;
+            try {
+                answer = host.getValue().answer().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                LOG.info("Instance {} did not answer {} within {} ms", host.getKey(), pathAndQuery, overall.toMillis());
+                host.getValue().request().abort(e);
+                answer = Optional.empty();
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("the forwarding future failed although it never completes exceptionally", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                answer = Optional.empty();
+            }
+            answers.put(host.getKey(), answer);
+        }
+        return answers;
+    }
+
+    /** A GET on its way; {@code answer} completes with the answer, or with empty when the host cannot be reached in time. */
+    private record Pending(Request request, CompletableFuture<Optional<Answer>> answer) {
+    }
+
+    private Pending send(HostInfo host, String pathAndQuery) {
         Request request = client.newRequest("http://" + host.host() + ":" + host.port() + pathAndQuery)
                 .method(HttpMethod.GET)
                 .headers(headers -> headers.put(FORWARDED_HEADER, "1"))
                 .timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        try {
-            ContentResponse response = new CompletableResponseListener(request, MAX_ANSWER_BYTES).send().get();
+        return new Pending(request, new CompletableResponseListener(request, MAX_ANSWER_BYTES).send().handle((response, failure) -> {
+            if (failure != null) {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+                LOG.info("Instance {} did not answer {}: {}", host, pathAndQuery, cause.toString());
+                return Optional.empty();
+            }
             Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
             for (HttpField field : response.getHeaders()) {
                 if (!HOP_BY_HOP.contains(field.getName().toLowerCase(Locale.ROOT))) {
@@ -85,14 +139,7 @@ public final class Forwarder implements AutoCloseable {
                 }
             }
             return Optional.of(new Answer(response.getStatus(), headers, response.getContent()));
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            LOG.info("Instance {} did not answer {}: {}", host, pathAndQuery, cause.toString());
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        }
+        }));
     }
 
     @Override

@@ -1,8 +1,8 @@
 package dev.tspipe.query.routing;
 
+import dev.tspipe.processor.topology.DevicePartitioner;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.LagInfo;
@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>The partition is the input topic's: Kafka Streams' {@code queryMetadataForKey} hashes the
  * key's bytes with the producers' default partitioner (murmur2). A plan is an ordered list of
- * {@link Target}s; the caller tries them in turn until one answers:
+ * {@link Target}s; {@link RoutedRead} tries them in turn until one answers:
  * <ol>
  *   <li>the active task, here ({@link Target.LocalActive}) or on its host ({@link Target.Remote});</li>
  *   <li>a local standby replica whose changelog lag is at most {@code maxStandbyLag} records;</li>
@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Standby lags come from {@code KafkaStreams.allLocalStorePartitionLags()}, which asks the broker
  * for end offsets: a network round trip. They are looked up only when a local standby can matter (not
  * when this instance is the active host: Kafka Streams never puts a partition's standby where its active
- * task is) and kept for {@value #LAG_TTL_MS} ms. Asking per request capped the query API at about 700
+ * task is), or when the active task here is not queryable and {@link RoutedRead} reads its restoring copy,
+ * and kept for {@value #LAG_TTL_MS} ms. Asking per request capped the query API at about 700
  * requests/s with a 10 ms median (measured with {@code wrk} against {@code tspipe demo}).
  */
 public final class SeriesRouting {
@@ -84,8 +85,8 @@ public final class SeriesRouting {
         } else {
             plan.add(new Target.Remote(active, false));
         }
-        OptionalLong lag = activeHere ? OptionalLong.empty() : localLag(store, p);
-        if (lag.isPresent() && lag.getAsLong() <= maxStandbyLag) {
+        OptionalLong lag = activeHere ? OptionalLong.empty() : acceptableLocalLag(store, p);
+        if (lag.isPresent()) {
             plan.add(new Target.LocalStandby(p, lag.getAsLong()));
         }
         if (!forwarded) {
@@ -125,18 +126,21 @@ public final class SeriesRouting {
             }
             // Only a complete assignment names every partition; remember it, not a partial one.
             if (count == 0 || streams.state() != KafkaStreams.State.RUNNING) {
-                return count == 0 ? OptionalInt.empty() : OptionalInt.of(Utils.toPositive(Utils.murmur2(key)) % count);
+                return count == 0 ? OptionalInt.empty() : OptionalInt.of(DevicePartitioner.partitionOf(key, count));
             }
             partitionCount.set(count);
         }
-        return OptionalInt.of(Utils.toPositive(Utils.murmur2(key)) % count);
+        return OptionalInt.of(DevicePartitioner.partitionOf(key, count));
     }
 
-    /** The changelog lag of this instance's copy of {@code store}'s partition, if it has one. */
-    private OptionalLong localLag(String store, int partition) {
+    /**
+     * The changelog lag of this instance's copy (a standby, or a restoring active task) of {@code store}'s
+     * partition; empty when it has none or the copy is more than {@code maxStandbyLag} records behind.
+     */
+    public OptionalLong acceptableLocalLag(String store, int partition) {
         Map<Integer, LagInfo> ofStore = localLags().get(store);
         LagInfo lag = ofStore == null ? null : ofStore.get(partition);
-        return lag == null ? OptionalLong.empty() : OptionalLong.of(lag.offsetLag());
+        return lag == null || lag.offsetLag() > maxStandbyLag ? OptionalLong.empty() : OptionalLong.of(lag.offsetLag());
     }
 
     /** All local lags, fetched at most once per {@link #LAG_TTL_MS} whatever the number of requests. */

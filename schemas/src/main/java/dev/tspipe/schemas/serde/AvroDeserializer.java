@@ -16,14 +16,19 @@ import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads records in the Confluent wire format ({@link WireFormat}), as written by Confluent's
  * {@code KafkaAvroSerializer} or by {@link AvroSerializer}: the writer's schema is fetched by id
  * (once per process) and resolved against the reader's schema.
+ *
+ * <p>Reads strictly ({@link StrictDecoder}): lengths that do not fit the record, strings that are
+ * not UTF-8 and bytes left after the datum are refused, never allocated, replaced or ignored.
  *
  * <p>Returns {@code GenericRecord}s, or generated classes when {@code specific.avro.reader=true}
  * or when created for a class ({@link #AvroDeserializer(Class)}). Every failure (not our magic
@@ -36,7 +41,11 @@ public class AvroDeserializer<T> implements Deserializer<T> {
     private final Class<? extends SpecificRecord> readerClass;
     private SchemaRegistryClient registry;
     private boolean specific;
-    private final Map<Integer, DatumReader<Object>> readers = new ConcurrentHashMap<>();
+    private final Map<Integer, Reader> readers = new ConcurrentHashMap<>();
+
+    /** The reader of one writer schema, and its largest {@code fixed} (which Avro allocates before reading it). */
+    private record Reader(DatumReader<Object> datumReader, int largestFixed) {
+    }
 
     /** For Kafka's reflective creation; {@link #configure} must follow. */
     public AvroDeserializer() {
@@ -72,18 +81,41 @@ public class AvroDeserializer<T> implements Deserializer<T> {
             throw new IllegalStateException("AvroDeserializer is not configured: call configure() with schema.registry.url");
         }
         int id = WireFormat.schemaId(data);
-        DatumReader<Object> reader = readers.computeIfAbsent(id, this::readerFor);
-        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, WireFormat.HEADER_SIZE,
+        Reader reader = readers.computeIfAbsent(id, this::readerFor);
+        if (reader.largestFixed() > data.length - WireFormat.HEADER_SIZE) {
+            // Avro allocates a fixed before reading it: a writer schema with a 2 GB fixed would make a 10-byte record
+            // allocate 2 GB. No record shorter than the fixed can hold it.
+            throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
+                    + " bytes, schema id " + id + ", topic '" + topic + "'): the writer schema has a fixed of "
+                    + reader.largestFixed() + " bytes, more than the record holds");
+        }
+        BinaryDecoder binary = DecoderFactory.get().binaryDecoder(data, WireFormat.HEADER_SIZE,
                 data.length - WireFormat.HEADER_SIZE, null);
+        StrictDecoder decoder = new StrictDecoder(binary, data);
+        T datum;
+        int left;
         try {
-            return (T) reader.read(null, decoder);
+            datum = (T) reader.datumReader().read(null, decoder);
+            left = decoder.remaining();
         } catch (IOException | RuntimeException e) {
             throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
                     + " bytes, schema id " + id + ", topic '" + topic + "'): " + e, e);
+        } catch (StackOverflowError e) {
+            // A recursive writer schema lets a small record nest deeper than any stack (each level is one byte).
+            // Refused like any bad record: an Error would pass every exception handler and stop the consumer.
+            throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
+                    + " bytes, schema id " + id + ", topic '" + topic + "'): the datum nests deeper than the stack allows");
         }
+        if (left > 0) {
+            // Bytes after the datum: the schema id does not name the schema the record was written with.
+            throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
+                    + " bytes, schema id " + id + ", topic '" + topic + "'): the datum ends at offset "
+                    + (data.length - left) + ", " + left + " bytes before the end of the record");
+        }
+        return datum;
     }
 
-    private DatumReader<Object> readerFor(int id) {
+    private Reader readerFor(int id) {
         Schema writer;
         try {
             writer = registry.schemaById(id);
@@ -97,11 +129,25 @@ public class AvroDeserializer<T> implements Deserializer<T> {
         } catch (RegistryUnavailableException e) {
             throw new RegistryUnavailableSerializationException("Could not fetch schema id " + id + ": " + e.getMessage(), e);
         }
+        int largestFixed = largestFixed(writer, new HashSet<>());
         if (!specific) {
-            return new GenericDatumReader<>(writer, writer, GenericData.get());
+            return new Reader(new GenericDatumReader<>(writer, writer, GenericData.get()), largestFixed);
         }
         Schema reader = readerSchema(writer);
-        return new SpecificDatumReader<>(writer, reader, SpecificData.getForSchema(reader));
+        return new Reader(new SpecificDatumReader<>(writer, reader, SpecificData.getForSchema(reader)), largestFixed);
+    }
+
+    private static int largestFixed(Schema schema, Set<String> seenRecords) {
+        return switch (schema.getType()) {
+            case FIXED -> schema.getFixedSize();
+            case RECORD -> seenRecords.add(schema.getFullName())
+                    ? schema.getFields().stream().mapToInt(f -> largestFixed(f.schema(), seenRecords)).max().orElse(0)
+                    : 0;
+            case ARRAY -> largestFixed(schema.getElementType(), seenRecords);
+            case MAP -> largestFixed(schema.getValueType(), seenRecords);
+            case UNION -> schema.getTypes().stream().mapToInt(s -> largestFixed(s, seenRecords)).max().orElse(0);
+            default -> 0;
+        };
     }
 
     private Schema readerSchema(Schema writer) {

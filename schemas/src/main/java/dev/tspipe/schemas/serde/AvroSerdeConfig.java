@@ -24,6 +24,8 @@ public final class AvroSerdeConfig extends AbstractConfig {
     public static final String BASIC_AUTH_CREDENTIALS_SOURCE = "basic.auth.credentials.source";
     public static final String BASIC_AUTH_USER_INFO = "basic.auth.user.info";
     public static final String LATEST_CACHE_TTL_SEC = "latest.cache.ttl.sec";
+    public static final String MISSING_ID_CACHE_TTL_SEC = "missing.id.cache.ttl.sec";
+    public static final String MISSING_CACHE_SIZE = "missing.cache.size";
 
     /** Where the basic-auth credentials come from. */
     public enum CredentialsSource { URL, USER_INFO }
@@ -46,7 +48,14 @@ public final class AvroSerdeConfig extends AbstractConfig {
             .define(BASIC_AUTH_USER_INFO, Type.PASSWORD, null, Importance.MEDIUM,
                     "user:password for HTTP basic authentication when the credentials source is USER_INFO.")
             .define(LATEST_CACHE_TTL_SEC, Type.LONG, 60L, ConfigDef.Range.atLeast(0), Importance.LOW,
-                    "Seconds for which the latest version of a subject is cached (use.latest.version).");
+                    "Seconds for which the latest version of a subject is cached (use.latest.version).")
+            .define(MISSING_ID_CACHE_TTL_SEC, Type.LONG, 5L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                    "Deserializer: seconds for which a schema id the registry does not know is remembered as unknown, "
+                            + "so that records naming it do not each ask the registry; an id registered meanwhile is "
+                            + "found once this has passed. 0 asks every time. A registry that cannot be reached is never "
+                            + "remembered.")
+            .define(MISSING_CACHE_SIZE, Type.INT, 10_000, ConfigDef.Range.atLeast(0), Importance.LOW,
+                    "Most unknown schema ids remembered at once (the oldest are forgotten first).");
 
     public AvroSerdeConfig(Map<String, ?> originals) {
         super(DEFINITION, originals, false);
@@ -100,6 +109,14 @@ public final class AvroSerdeConfig extends AbstractConfig {
 
     public long latestCacheTtlSeconds() {
         return getLong(LATEST_CACHE_TTL_SEC);
+    }
+
+    public long missingIdCacheTtlSeconds() {
+        return getLong(MISSING_ID_CACHE_TTL_SEC);
+    }
+
+    public int missingCacheSize() {
+        return getInt(MISSING_CACHE_SIZE);
     }
 
     /** {@code user:password} for basic authentication, from the configured source. */

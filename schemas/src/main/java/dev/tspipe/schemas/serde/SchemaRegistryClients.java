@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SchemaRegistryClients {
 
-    private record Key(List<String> urls, Optional<String> userInfo, long latestTtlSeconds) {
+    private record Key(List<String> urls, Optional<String> userInfo, long latestTtlSeconds, long missingIdTtlSeconds,
+                       int missingCacheSize) {
     }
 
     private static final Map<Key, SchemaRegistryClient> SHARED = new ConcurrentHashMap<>();
@@ -37,9 +38,11 @@ final class SchemaRegistryClients {
             // Not cached: a test that drops a scope must not see ids of the scope's previous life.
             return MockSchemaRegistry.client(urls.get(0).substring(MockSchemaRegistry.MOCK_URL_PREFIX.length()));
         }
-        Key key = new Key(urls, config.userInfo(), config.latestCacheTtlSeconds());
+        Key key = new Key(urls, config.userInfo(), config.latestCacheTtlSeconds(), config.missingIdCacheTtlSeconds(),
+                config.missingCacheSize());
         return SHARED.computeIfAbsent(key, k -> new CachedSchemaRegistryClient(
                 new RestSchemaRegistryClient(config.httpUrls(), k.userInfo()),
-                Duration.ofSeconds(k.latestTtlSeconds()), Clock.systemUTC()));
+                Duration.ofSeconds(k.latestTtlSeconds()), Duration.ofSeconds(k.missingIdTtlSeconds()), k.missingCacheSize(),
+                Clock.systemUTC()));
     }
 }

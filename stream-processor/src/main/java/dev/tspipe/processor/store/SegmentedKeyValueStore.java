@@ -45,7 +45,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A key-value store of rows partitioned by time (DESIGN §1 rule 9): one RocksDB instance per segment
+ * A key-value store of rows partitioned by time (docs/design.md §1 rule 9): one RocksDB instance per segment
  * of {@code segmentInterval}, dropped whole when all of its span has expired. Plugs into Kafka Streams
  * as a {@code KeyValueStore<Bytes, byte[]>} (logging and caching layers on top work as usual); create it
  * with {@link SegmentedStores#supplier}.

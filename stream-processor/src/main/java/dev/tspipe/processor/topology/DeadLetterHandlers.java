@@ -40,9 +40,12 @@ public final class DeadLetterHandlers {
     private static ProducerRecord<byte[], byte[]> deadLetter(String dlqTopic, ErrorHandlerContext context, byte[] key,
                                                              byte[] value, RejectReason reason, String stage, Exception exception) {
         Headers original = context.headers() == null ? new RecordHeaders() : context.headers();
+        DeadLetters.Source here = new DeadLetters.Source(context.topic(), context.partition(), context.offset());
         Headers headers = DeadLetters.annotate(original, reason, String.valueOf(exception), stage,
-                DeadLetters.sourceOf(original, new DeadLetters.Source(context.topic(), context.partition(), context.offset())));
-        return new ProducerRecord<>(dlqTopic, null, context.timestamp(), key, value, headers);
+                DeadLetters.sourceOf(original, here));
+        // A producer record refuses a negative timestamp; the broker then stamps the dead letter itself.
+        Long timestamp = context.timestamp() < 0 ? null : context.timestamp();
+        return new ProducerRecord<>(dlqTopic, null, timestamp, DeadLetters.originalKey(original, key, here), value, headers);
     }
 
     /** Undecodable source records (the topology reads bytes, so this is a safety net). */

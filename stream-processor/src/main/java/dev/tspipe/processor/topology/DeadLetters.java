@@ -6,7 +6,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The headers of a dead-letter record (DESIGN §3). The record keeps the original key and value
+ * The headers of a dead-letter record (docs/design.md §3). The record keeps the original key and value
  * bytes unchanged and the original headers; these are added.
  *
  * <table>
@@ -35,14 +35,20 @@ public final class DeadLetters {
     public record Source(String topic, int partition, long offset) {
     }
 
-    /** Adds the error headers to {@code headers} (which already hold the original ones). */
+    /**
+     * Adds the error headers and the record's source to {@code headers} (which already hold the
+     * original ones). {@code tspipe.error.*} and {@code tspipe.source.topic/partition/offset} are
+     * tspipe's own: values a producer put there are replaced. A source without a topic (no record
+     * context) writes no source headers.
+     */
     public static Headers annotate(Headers headers, RejectReason reason, String message, String stage, Source source) {
         RecordHeaders annotated = new RecordHeaders(headers.toArray());
         annotated.remove(REASON).remove(MESSAGE).remove(STAGE);
         annotated.add(REASON, utf8(reason.code()));
-        annotated.add(MESSAGE, utf8(message));
+        annotated.add(MESSAGE, utf8(String.valueOf(message)));
         annotated.add(STAGE, utf8(stage));
-        if (headers.lastHeader(SOURCE_TOPIC) == null) {
+        if (source.topic() != null) {
+            annotated.remove(SOURCE_TOPIC).remove(SOURCE_PARTITION).remove(SOURCE_OFFSET);
             annotated.add(SOURCE_TOPIC, utf8(source.topic()));
             annotated.add(SOURCE_PARTITION, utf8(Integer.toString(source.partition())));
             annotated.add(SOURCE_OFFSET, utf8(Long.toString(source.offset())));
@@ -50,13 +56,45 @@ public final class DeadLetters {
         return annotated;
     }
 
-    /** The source recorded in the headers (after a repartition), or {@code fallback}. */
-    public static Source sourceOf(Headers headers, Source fallback) {
-        if (headers.lastHeader(SOURCE_TOPIC) == null) {
-            return fallback;
+    /**
+     * Where a record was first read. Only a record read from tspipe's own repartition topic carries
+     * its source in headers (written by {@link #carrySource}); on any other record the
+     * {@code tspipe.source.*} headers came from its producer (a dead letter sent back, say) and
+     * say nothing about this record, so the answer is {@code here}. Carried headers that are
+     * missing or not numbers also give {@code here}: this never throws.
+     */
+    public static Source sourceOf(Headers headers, Source here) {
+        if (!readFromRepartition(here)) {
+            return here;
         }
-        return new Source(text(headers, SOURCE_TOPIC), Integer.parseInt(text(headers, SOURCE_PARTITION)),
-                Long.parseLong(text(headers, SOURCE_OFFSET)));
+        String topic = text(headers, SOURCE_TOPIC);
+        String partition = text(headers, SOURCE_PARTITION);
+        String offset = text(headers, SOURCE_OFFSET);
+        if (topic == null || topic.isEmpty() || partition == null || offset == null) {
+            return here;
+        }
+        try {
+            return new Source(topic, Integer.parseInt(partition), Long.parseLong(offset));
+        } catch (NumberFormatException notANumber) {
+            return here;
+        }
+    }
+
+    /**
+     * Before a record is sent through the repartition topic: writes where it was read, and its
+     * key, as headers (replacing any a producer set), so that a later rejection names them.
+     */
+    static void carrySource(Headers headers, Source here, byte[] key) {
+        if (readFromRepartition(here)) {
+            return;
+        }
+        headers.remove(SOURCE_TOPIC).remove(SOURCE_PARTITION).remove(SOURCE_OFFSET).remove(SOURCE_KEY);
+        headers.add(SOURCE_TOPIC, utf8(here.topic()));
+        headers.add(SOURCE_PARTITION, utf8(Integer.toString(here.partition())));
+        headers.add(SOURCE_OFFSET, utf8(Long.toString(here.offset())));
+        if (key != null) {
+            headers.add(SOURCE_KEY, key);
+        }
     }
 
     /** Where the record being processed was read from; {@code fallbackTopic} when there is no record context. */
@@ -67,15 +105,20 @@ public final class DeadLetters {
     }
 
     /**
-     * The key the record had when it arrived: {@code key}, or for a record that came through the
+     * The key the record had when it arrived: {@code key}, or for a record read from the
      * repartition topic the key carried in {@link #SOURCE_KEY} (none when it arrived without a key).
      */
-    static byte[] originalKey(Headers headers, byte[] key) {
-        if (headers.lastHeader(SOURCE_TOPIC) == null) {
+    static byte[] originalKey(Headers headers, byte[] key, Source here) {
+        if (!readFromRepartition(here)) {
             return key;
         }
         var sourceKey = headers.lastHeader(SOURCE_KEY);
         return sourceKey == null ? null : sourceKey.value();
+    }
+
+    /** Whether {@code here} is tspipe's repartition topic ({@code <application.id>-readings-by-device-repartition}). */
+    private static boolean readFromRepartition(Source here) {
+        return here.topic() != null && here.topic().endsWith("-" + Topics.BY_DEVICE_REPARTITION + "-repartition");
     }
 
     public static String text(Headers headers, String name) {

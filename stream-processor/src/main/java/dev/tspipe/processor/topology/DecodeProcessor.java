@@ -4,7 +4,6 @@ import dev.tspipe.schemas.serde.AvroDeserializer;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
 import dev.tspipe.schemas.serde.UnknownSchemaException;
-import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.errors.StreamsException;
@@ -39,7 +38,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     /** Whether records are checked against the partition of their key (the input topic); records of the repartition topic are placed by it. */
     private final boolean checkPartition;
     private ProcessorContext<byte[], Routed> context;
-    private AvroDeserializer<GenericRecord> deserializer;
+    private AvroDeserializer<Object> deserializer;
     private PipelineMetrics metrics;
     private MisplacedRecords misplaced;
 
@@ -64,7 +63,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         ReadingValidator.Verdict verdict = verdictOn(value);
         DeadLetters.Source here = DeadLetters.here(context, config.readingsTopic());
         if (verdict instanceof ReadingValidator.Rejected rejected) {
-            byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key());
+            byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key(), here);
             Headers headers = DeadLetters.annotate(record.headers(), rejected.reason(), rejected.message(), STAGE,
                     DeadLetters.sourceOf(record.headers(), here));
             metrics.deadLetter(rejected.reason());
@@ -80,14 +79,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         }
         Routed routed = new Routed(verdict, record.key(), value, deviceKey, placement);
         Record<byte[], Routed> out = record.withValue(routed);
-        if (!routed.here() && record.headers().lastHeader(DeadLetters.SOURCE_TOPIC) == null) {
-            Headers headers = out.headers();
-            headers.add(DeadLetters.SOURCE_TOPIC, here.topic().getBytes(StandardCharsets.UTF_8));
-            headers.add(DeadLetters.SOURCE_PARTITION, Integer.toString(here.partition()).getBytes(StandardCharsets.UTF_8));
-            headers.add(DeadLetters.SOURCE_OFFSET, Long.toString(here.offset()).getBytes(StandardCharsets.UTF_8));
-            if (record.key() != null) {
-                headers.add(DeadLetters.SOURCE_KEY, record.key());
-            }
+        if (!routed.here()) {
+            DeadLetters.carrySource(out.headers(), here, record.key());
         }
         context.forward(out);
     }
@@ -111,7 +104,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             return new ReadingValidator.Rejected(RejectReason.TOO_LARGE, "the record value is " + value.length
                     + " bytes, over the limit of " + config.maxValueBytes());
         }
-        GenericRecord decoded;
+        Object decoded;
         try {
             decoded = decodeWaitingForRegistry(value);
         } catch (UnknownSchemaException e) {
@@ -126,7 +119,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
      * Decodes {@code value}; while the registry cannot be reached, waits and tries again, up to
      * {@code tspipe.registry.retry.ms} (short enough that the task's open transaction does not time out).
      */
-    private GenericRecord decodeWaitingForRegistry(byte[] value) {
+    private Object decodeWaitingForRegistry(byte[] value) {
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse(config.readingsTopic());
         long deadline = System.nanoTime() + config.registryRetryMs() * 1_000_000;
         long pause = FIRST_RETRY_PAUSE_MS;

@@ -23,10 +23,10 @@ import java.util.Map;
 
 /**
  * Stores one valid reading: everything it changes lives in this task's stores and is written in
- * the task's transaction (DESIGN §1 rule 11): the raw row, the counters of its 1m/1h/1d buckets,
+ * the task's transaction (docs/design.md §1 rule 11): the raw row, the counters of its 1m/1h/1d buckets,
  * and the series' latest reading.
  *
- * <p>Re-ingestion is idempotent (DESIGN §5): the same reading again changes nothing; the same
+ * <p>Re-ingestion is idempotent (docs/design.md §5): the same reading again changes nothing; the same
  * series and timestamp with another value replaces the row and corrects the counters of its
  * buckets, recomputing a bucket from its raw rows when the replaced value was its min or max.
  *
@@ -174,10 +174,10 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
     }
 
     private void reject(Record<byte[], Routed> record, RejectReason reason, String message) {
-        Headers headers = DeadLetters.annotate(record.headers(), reason, message, STAGE,
-                DeadLetters.sourceOf(record.headers(), DeadLetters.here(context, config.readingsTopic())));
+        DeadLetters.Source here = DeadLetters.here(context, config.readingsTopic());
+        Headers headers = DeadLetters.annotate(record.headers(), reason, message, STAGE, DeadLetters.sourceOf(record.headers(), here));
         metrics.deadLetter(reason);
-        context.forward(new Record<>(DeadLetters.originalKey(record.headers(), record.value().originalKey()),
+        context.forward(new Record<>(DeadLetters.originalKey(record.headers(), record.value().originalKey(), here),
                 record.value().originalValue(), record.timestamp(), headers));
     }
 }

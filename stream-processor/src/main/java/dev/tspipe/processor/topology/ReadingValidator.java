@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Decides whether a decoded record is a reading tspipe can store (DESIGN §5), independently of
+ * Decides whether a decoded record is a reading tspipe can store (docs/design.md §5), independently of
  * stream time: fields present and of the right type, device and metric non-empty, a finite
  * value, a timestamp in the valid range, a tenant as the deployment's tenancy demands, a row key
  * within 1,024 bytes. The checks against stream time (expired, future) belong to the ingest step.
@@ -40,7 +40,13 @@ public final class ReadingValidator {
         this.layout = Objects.requireNonNull(layout, "layout");
     }
 
-    public Verdict validate(GenericRecord record) {
+    /** The verdict on a decoded value: a record of any schema, or (written with a schema that is not a record) anything else. */
+    public Verdict validate(Object decoded) {
+        if (!(decoded instanceof GenericRecord record)) {
+            return new Rejected(RejectReason.INVALID_FIELD, "the value is "
+                    + (decoded == null ? "null" : "a " + decoded.getClass().getSimpleName())
+                    + ", not a record with the fields of a reading");
+        }
         Schema schema = record.getSchema();
         try {
             String device = requiredString(record, "deviceId");

@@ -2,6 +2,8 @@ package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.TspipeRocksDbConfigSetter;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 import java.util.HashMap;
@@ -46,7 +48,20 @@ public final class StreamsSettings {
         // processing, so a busy stream thread does not miss heartbeats (docs/architecture.md, "Outages").
         settings.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
         settings.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
+        // What a valid reading becomes must fit the broker, or its changelog write fails and the client stops:
+        // the internal topics and the producer accept the largest one (docs/reliability.md, "Record sizes").
+        settings.put(StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG), Integer.toString(internalRecordBytes(config)));
+        settings.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), internalRecordBytes(config));
         return settings;
+    }
+
+    /**
+     * The largest record a valid reading writes to an internal topic: a raw row or latest row is at
+     * most 4 times the reading's value (4-byte lengths where Avro has 1-byte varints; an empty tag is 2
+     * bytes in Avro, 8 in a row), plus a row key of at most 1,024 bytes and Kafka's record overhead.
+     */
+    static int internalRecordBytes(PipelineConfig config) {
+        return 4 * config.maxValueBytes() + 64 * 1024;
     }
 
     /** {@link #defaults} with {@code overrides} (user settings, all keys) on top. */

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.topology;
 
-/** Default topic names, shared by producers, the topology and the query side (DESIGN §3). */
+/** Default topic names, shared by producers, the topology and the query side (docs/design.md §3). */
 public final class Topics {
 
     /** Input: Avro {@code Reading}s keyed by device id ({@code tenant/device} when a tenant is set). */

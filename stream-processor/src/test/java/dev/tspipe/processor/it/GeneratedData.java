@@ -89,14 +89,25 @@ final class GeneratedData {
             all.add(badRecord(random, i, metrics));
         }
         Collections.shuffle(all, random);
-        data.inputs.addAll(all);
-        for (Input input : all) {
+        data.add(all);
+        return data;
+    }
+
+    /** The first {@code count} inputs, and what the pipeline must make of those alone. */
+    GeneratedData prefix(int count) {
+        GeneratedData prefix = new GeneratedData(seed);
+        prefix.add(inputs.subList(0, count));
+        return prefix;
+    }
+
+    private void add(List<Input> sent) {
+        inputs.addAll(sent);
+        for (Input input : sent) {
             if (!input.bad()) {
                 Reading r = input.reading();
-                data.finalValues.put(new Point(SeriesId.of(r.getDeviceId(), r.getMetric()), r.getTimestamp().toEpochMilli()), r.getValue());
+                finalValues.put(new Point(SeriesId.of(r.getDeviceId(), r.getMetric()), r.getTimestamp().toEpochMilli()), r.getValue());
             }
         }
-        return data;
     }
 
     private static Input badRecord(Random random, int i, String[] metrics) {

@@ -62,6 +62,10 @@ final class PipelineHarness {
         kafka.createTopic(dlqTopic(), 1);
     }
 
+    String registryUrl() {
+        return registryUrl;
+    }
+
     PipelineConfig config() {
         return new PipelineConfig(pipelineSettings);
     }

@@ -8,7 +8,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * A deliberately plain, slow second implementation of the row-key format of DESIGN §4, written
+ * A deliberately plain, slow second implementation of the row-key format of docs/design.md §4, written
  * from the text of the design and not from RowKey's code; tests compare the two.
  */
 final class ReferenceKeys {

@@ -28,7 +28,7 @@ class RowKeyOrderTest {
     private record Row(RowKey key, byte[] bytes) {
     }
 
-    /** A segment's place among segments: its escaped bytes, by the reference escaping of DESIGN §4. */
+    /** A segment's place among segments: its escaped bytes, by the reference escaping of docs/design.md §4. */
     private static int compareSegments(String a, String b) {
         return Arrays.compareUnsigned(ReferenceKeys.escape(a), ReferenceKeys.escape(b));
     }

@@ -4,6 +4,10 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyDescription;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -44,11 +48,43 @@ class TopologyShapeTest {
 
     @Test
     void everyRejectPathEndsInTheDeadLetterTopic() {
-        Set<String> sinkTopics = describe().subtopologies().iterator().next().nodes().stream()
+        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://shape",
+                PipelineConfig.DLQ_TOPIC, "shape-dlq"));
+        Map<String, TopologyDescription.Node> nodes = TspipeTopology.build(config).describe().subtopologies().stream()
+                .flatMap(subtopology -> subtopology.nodes().stream())
+                .collect(Collectors.toMap(TopologyDescription.Node::name, node -> node));
+
+        // The three places a record is rejected: decoding a record as read, decoding it after the
+        // repartition topic, and the ingest step (expired, future). Each must reach the dead-letter
+        // topic and nothing else: no store, no other topic.
+        for (String rejects : List.of("route-rejected", "route-by-device-rejected", "ingest")) {
+            assertThat(nodes).as("reject node %s", rejects).containsKey(rejects);
+            Set<TopologyDescription.Node> reached = reachableFrom(nodes.get(rejects));
+            assertThat(sinkTopics(reached)).as("topics written downstream of %s", rejects).containsExactly("shape-dlq");
+            assertThat(reached).as("nodes downstream of %s", rejects)
+                    .noneMatch(node -> node instanceof TopologyDescription.Processor p && !p.stores().isEmpty());
+        }
+        assertThat(sinkTopics(Set.copyOf(nodes.values()))).containsExactlyInAnyOrder("shape-dlq",
+                Topics.BY_DEVICE_REPARTITION + "-repartition");
+    }
+
+    /** Every node downstream of {@code start} (not {@code start} itself). */
+    private static Set<TopologyDescription.Node> reachableFrom(TopologyDescription.Node start) {
+        Set<TopologyDescription.Node> reached = new HashSet<>();
+        Deque<TopologyDescription.Node> toVisit = new ArrayDeque<>(start.successors());
+        while (!toVisit.isEmpty()) {
+            TopologyDescription.Node node = toVisit.pop();
+            if (reached.add(node)) {
+                toVisit.addAll(node.successors());
+            }
+        }
+        return reached;
+    }
+
+    private static Set<String> sinkTopics(Set<TopologyDescription.Node> nodes) {
+        return nodes.stream()
                 .filter(node -> node instanceof TopologyDescription.Sink)
                 .map(node -> ((TopologyDescription.Sink) node).topic())
                 .collect(Collectors.toSet());
-
-        assertThat(sinkTopics).containsExactlyInAnyOrder(Topics.READINGS_DLQ, Topics.BY_DEVICE_REPARTITION + "-repartition");
     }
 }

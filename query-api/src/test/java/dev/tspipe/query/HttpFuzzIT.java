@@ -1,0 +1,505 @@
+package dev.tspipe.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
+import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.TspipeStreams;
+import dev.tspipe.schemas.Reading;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import dev.tspipe.schemas.serde.AvroSerializer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Seeded random requests, malformed ones included, sent over raw sockets to one running node (the
+ * real topology in Kafka Streams on the embedded broker, with readings stored, and its query server):
+ * no answer is a 5xx other than 503 with {@code Retry-After}, no body shows a stack trace or a Java
+ * class name, every error answer is the JSON error shape, and the node answers correctly afterwards.
+ *
+ * <p>The seed is printed; {@code -Dtspipe.seed=N} replays a run, {@code -Dtspipe.fuzz.requests=N}
+ * changes its length (default 10,000).
+ */
+class HttpFuzzIT {
+
+    @RegisterExtension
+    static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+    private static final String APP = "fuzz-it";
+    private static final String TOPIC = APP + "-readings";
+    private static final long BASE = Instant.parse("2026-11-01T00:00:00Z").toEpochMilli();
+    private static final List<String> DEVICES = List.of("fuzz-0", "fuzz-1", "fuzz-2", "fuzz-3", "Caf\u00e9 5");
+    private static final List<String> METRICS = List.of("temperature", "humidity");
+    private static final int READINGS = 30;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** What a stack trace or a leaked class name looks like in a body. */
+    private static final Pattern LEAK = Pattern.compile("\\b(java|javax|jakarta|org|io|com|sun)\\.[a-z]+\\.[A-Za-z]|Exception|at dev\\.tspipe");
+
+    @TempDir
+    static Path stateDir;
+
+    private static EmbeddedSchemaRegistry registry;
+    private static KafkaStreams streams;
+    private static QueryServer server;
+
+    @BeforeAll
+    static void startNode() throws IOException {
+        registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
+        KAFKA.broker().createTopic(TOPIC, 3);
+        KAFKA.broker().createTopic(APP + "-dlq", 1);
+        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
+                PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
+        produce();
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Map<String, Object> props = new HashMap<>();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port);
+        streams = TspipeStreams.create(config, props);
+        streams.start();
+        server = QueryServer.builder().streams(streams).pipelineConfig(config).bindHost("127.0.0.1").port(port)
+                .advertised(new HostInfo("127.0.0.1", port)).start();
+        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(300)).until(HttpFuzzIT::allStored);
+    }
+
+    @AfterAll
+    static void stopNode() {
+        if (server != null) {
+            server.close();
+        }
+        if (streams != null) {
+            streams.close(Duration.ofSeconds(30));
+        }
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    private static void produce() {
+        Map<String, Object> producerConfig = KAFKA.broker().clientConfig();
+        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        AvroSerializer<Object> avro = new AvroSerializer<>();
+        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url()), false);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerConfig, new StringSerializer(), new ByteArraySerializer())) {
+            for (String device : DEVICES) {
+                for (String metric : METRICS) {
+                    for (int i = 0; i < READINGS; i++) {
+                        producer.send(new ProducerRecord<>(TOPIC, device, avro.serialize(TOPIC, Reading.newBuilder()
+                                .setDeviceId(device).setMetric(metric).setTimestamp(Instant.ofEpochMilli(BASE + i * 60_000L))
+                                .setValue(i + 0.25).build())));
+                    }
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    private static String seriesPath(String device, String metric) {
+        return "/api/v1/series/" + encode(device) + "/" + metric;
+    }
+
+    private static String encode(String text) {
+        return java.net.URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static boolean allStored() throws IOException {
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            for (String device : DEVICES) {
+                for (String metric : METRICS) {
+                    RawHttp.Answer answer = http.exchange(get(seriesPath(device, metric) + "/latest"), false);
+                    if (answer.status() != 200 || JSON.readTree(answer.body()).get("timestamp").asLong() != BASE + (READINGS - 1) * 60_000L) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+    }
+
+    private static byte[] get(String target) {
+        return ("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void randomRequestsNeverGetA5xxAStackTraceOrAnHtmlPageAndTheNodeAnswersAfterwards() throws Exception {
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
+        int requests = Integer.getInteger("tspipe.fuzz.requests", 10_000);
+        System.out.println("HttpFuzzIT seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")");
+        RequestGenerator generator = new RequestGenerator(new Random(seed));
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        Map<String, Integer> kinds = new TreeMap<>();
+        List<String> problems = new ArrayList<>();
+        int unanswered = 0;
+        long started = System.nanoTime();
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            FuzzRequest previous = null;
+            for (int i = 0; i < requests && problems.size() < 20; i++) {
+                FuzzRequest request = generator.next();
+                kinds.merge(request.kind(), 1, Integer::sum);
+                RawHttp.Answer answer;
+                try {
+                    answer = http.exchange(request.bytes(), request.head());
+                } catch (IOException e) {
+                    http.close();
+                    // A server may close a connection on an oversized request before its answer is read.
+                    if (request.bytes().length <= JsonErrorPages.REQUEST_HEADER_BYTES) {
+                        problems.add("#" + i + " no answer (" + e.getMessage() + ") to " + request.shown()
+                                + (previous == null ? "" : "\n    after " + previous.shown()));
+                    }
+                    unanswered++;
+                    previous = request;
+                    continue;
+                }
+                previous = request;
+                statuses.merge(answer.status(), 1, Integer::sum);
+                String problem = problemOf(request, answer);
+                if (problem != null) {
+                    problems.add("#" + i + " " + problem + " for " + request.shown() + "\n    got " + answer.status() + " "
+                            + answer.headers() + " " + abbreviate(answer.text()));
+                }
+                generator.learn(answer);
+            }
+        }
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        System.out.println("HttpFuzzIT: " + requests + " requests in " + millis + " ms, by status " + statuses
+                + ", unanswered (closed on an oversized request) " + unanswered + ", by kind " + kinds);
+        assertThat(problems).as("seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")").isEmpty();
+        assertThat(statuses.values().stream().mapToInt(Integer::intValue).sum() + unanswered).isEqualTo(requests);
+
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            RawHttp.Answer health = http.exchange(get("/health"), false);
+            assertThat(health.status()).isEqualTo(200);
+            assertThat(JSON.readTree(health.body()).get("streams").asText()).isEqualTo("RUNNING");
+            RawHttp.Answer page = http.exchange(get(seriesPath("Caf\u00e9 5", "humidity") + "/readings?order=asc&limit=10000"), false);
+            assertThat(page.status()).isEqualTo(200);
+            List<Long> timestamps = new ArrayList<>();
+            JSON.readTree(page.body()).get("readings").forEach(r -> timestamps.add(r.get("timestamp").asLong()));
+            List<Long> expected = new ArrayList<>();
+            for (int i = 0; i < READINGS; i++) {
+                expected.add(BASE + i * 60_000L);
+            }
+            assertThat(timestamps).isEqualTo(expected);
+        }
+    }
+
+    /** What is wrong with an answer, or null. */
+    private static String problemOf(FuzzRequest request, RawHttp.Answer answer) {
+        int status = answer.status();
+        if (status >= 500 && !(status == 503 && answer.header("retry-after") != null)) {
+            return "a " + status;
+        }
+        String body = answer.text();
+        if (LEAK.matcher(body).find()) {
+            return "a stack trace or class name in the body";
+        }
+        if (status >= 400 && !request.head()) {
+            String type = answer.header("content-type");
+            if (type == null || !type.startsWith("application/json")) {
+                return "an error that is not JSON";
+            }
+            try {
+                JsonNode json = JSON.readTree(body);
+                if (json == null || !json.path("error").isTextual() || !json.path("message").isTextual()
+                        || json.path("message").asText().isEmpty()) {
+                    return "an error without error and message";
+                }
+            } catch (IOException e) {
+                return "an error body that does not parse as JSON";
+            }
+        }
+        return null;
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() > 300 ? text.substring(0, 300) + "..." : text;
+    }
+
+    /** A request as sent, with what generated it. */
+    record FuzzRequest(String kind, byte[] bytes, boolean head) {
+        String shown() {
+            String text = new String(bytes, StandardCharsets.ISO_8859_1);
+            StringBuilder shown = new StringBuilder();
+            for (char c : (text.length() > 200 ? text.substring(0, 200) + "...(" + text.length() + " bytes)" : text).toCharArray()) {
+                shown.append(c >= 0x20 && c < 0x7F ? String.valueOf(c) : String.format("\\x%02x", (int) c));
+            }
+            return kind + ": " + shown;
+        }
+    }
+
+    /** Random requests: mostly API queries with parameters of every kind, and every sort of malformed request. */
+    static final class RequestGenerator {
+        private static final String[] ROUTES = {"readings", "latest", "rollups"};
+        private static final String[] ESCAPES = {"%00", "%C3%28", "%C0%AF", "%E0%80%AF", "%F8%88%80%80%80", "%ED%A0%80", "%FF",
+                "%2F", "%5C", "%2E", "%2E%2E", "%25", "%", "%G1", "%e2%82%ac", "%F0%9F%98%80", "%20", "%0A", "%0D%0A", "%7F",
+                "%3B", "%3F", "%23", "%C3%A9", "%1", "%%", "+"};
+        private static final String[] METHODS = {"FOO", "PUT", "DELETE", "POST", "PATCH", "get", "Get", "OPTIONS", "TRACE",
+                "CONNECT", "HEAD", "PRI", "M-SEARCH", "PROPFIND", "GETT", "X", "GET\u0000", "\u00c4GET", ""};
+        private static final String[] VERSIONS = {"HTTP/1.2", "HTTP/2.0", "HTTP/0.9", "HTTP/1", "http/1.1", "HTTP/1.1 extra",
+                "HTTP/3", "FOO/1.1", "HTTP/1.01", "HTTP/9.9", "HTTP /1.1", ""};
+        private static final String[] DATES = {"2026-11-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-01T25:00:00Z",
+                "2026-11-01", "2026-11-01T00:00Z", "+10000-01-01T00:00:00Z", "-2026-11-01T00:00:00Z", "9999-12-31T23:59:59.999Z",
+                "1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "2026-11-01T00:00:00+01:00", "2026-11-01T00:00:00.123456789Z",
+                "T00:00:00Z", "2026-W44", "now", "yesterday"};
+        private static final String[] NUMBERS = {"0", "1", "-1", "-0", "100", "10000", "10001", "2147483647", "2147483648",
+                "-2147483649", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "99999999999999999999999",
+                "253402300800000", "253402300800001", "1793491200000", "1e10", "0x10", "1.5", "١٢٣", " 5", "5 ", "+5", "00005"};
+        private static final String[] PARAMETERS = {"from", "to", "limit", "order", "cursor", "step", "tenant"};
+
+        private final Random random;
+        private final List<String> cursors = new ArrayList<>();
+
+        RequestGenerator(Random random) {
+            this.random = random;
+        }
+
+        /** Keeps the cursors that answers hand out, to send them back (with other queries, or altered). */
+        void learn(RawHttp.Answer answer) {
+            if (answer.status() == 200 && cursors.size() < 50 && answer.text().contains("\"nextCursor\":\"")) {
+                String text = answer.text();
+                int start = text.indexOf("\"nextCursor\":\"") + 14;
+                cursors.add(text.substring(start, text.indexOf('"', start)));
+            }
+        }
+
+        FuzzRequest next() {
+            int dice = random.nextInt(100);
+            String kind;
+            String method = "GET";
+            String target;
+            String version = "HTTP/1.1";
+            boolean host = true;
+            List<String> headers = new ArrayList<>();
+            byte[] body = new byte[0];
+            if (dice < 45) {
+                kind = "query";
+                target = apiPath() + query();
+            } else if (dice < 60) {
+                kind = "path";
+                target = randomPath();
+            } else if (dice < 70) {
+                kind = "method";
+                method = pick(METHODS);
+                target = random.nextBoolean() ? apiPath() + query() : pick(new String[] {"/health", "/ready", "*", "/", "/metrics"});
+                if (random.nextBoolean()) {
+                    body = ascii(random.nextInt(64)).getBytes(StandardCharsets.ISO_8859_1);
+                    headers.add("Content-Length: " + body.length);
+                }
+            } else if (dice < 75) {
+                kind = "version";
+                version = pick(VERSIONS);
+                target = apiPath();
+            } else if (dice < 80) {
+                kind = "no-host";
+                host = false;
+                target = random.nextBoolean() ? "/health" : apiPath() + query();
+                if (random.nextInt(4) == 0) {
+                    version = "HTTP/1.0";
+                }
+            } else if (dice < 85) {
+                kind = "big-headers";
+                target = random.nextBoolean() ? "/health" : apiPath() + query();
+                if (random.nextBoolean()) {
+                    headers.add("X-Big: " + ascii(8_200 + random.nextInt(20_000)));
+                } else {
+                    for (int i = 0, n = 150 + random.nextInt(300); i < n; i++) {
+                        headers.add("X-H" + i + ": " + ascii(60));
+                    }
+                }
+            } else if (dice < 89) {
+                kind = "long-uri";
+                target = random.nextBoolean() ? "/api/v1/series/" + ascii(8_200 + random.nextInt(20_000)) + "/m/latest"
+                        : apiPath() + "?from=" + "1".repeat(8_200 + random.nextInt(20_000));
+            } else if (dice < 95) {
+                kind = "headers";
+                target = apiPath() + query();
+                headers.addAll(oddHeaders());
+            } else {
+                kind = "junk";
+                return new FuzzRequest(kind, junk(), false);
+            }
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            String head = method + " " + target + (version.isEmpty() ? "" : " " + version) + "\r\n"
+                    + (host ? "Host: 127.0.0.1\r\n" : "") + String.join("", headers.stream().map(h -> h + "\r\n").toList()) + "\r\n";
+            bytes.writeBytes(head.getBytes(StandardCharsets.ISO_8859_1));
+            bytes.writeBytes(body);
+            byte[] request = bytes.toByteArray();
+            if (LEAK.matcher(new String(request, StandardCharsets.ISO_8859_1)).find()) {
+                return next();  // an answer may quote the request: such a request would prove nothing
+            }
+            return new FuzzRequest(kind, request, method.equals("HEAD"));
+        }
+
+        private String apiPath() {
+            int dice = random.nextInt(10);
+            String device = dice < 6 ? encode(pick(DEVICES)) : segment();
+            String metric = random.nextInt(10) < 7 ? pick(METRICS.toArray(new String[0])) : segment();
+            return switch (random.nextInt(8)) {
+                case 0 -> "/api/v1/devices/" + device + "/metrics";
+                case 1 -> pick(new String[] {"/api/v1/stats/partitions", "/health", "/ready", "/openapi.json"});
+                default -> "/api/v1/series/" + device + "/" + metric + "/" + pick(ROUTES);
+            };
+        }
+
+        private String query() {
+            int count = random.nextInt(6);
+            if (count == 0) {
+                return "";
+            }
+            List<String> pairs = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                int dice = random.nextInt(20);
+                String name = dice == 0 ? segment() : dice == 1 ? "" : pick(PARAMETERS);
+                pairs.add(dice == 2 ? name : name + "=" + value(name));
+            }
+            return "?" + String.join(random.nextInt(30) == 0 ? "&&" : "&", pairs);
+        }
+
+        private String value(String parameter) {
+            int dice = random.nextInt(10);
+            if (dice == 0) {
+                return segment();
+            }
+            if (dice == 1) {
+                return "";
+            }
+            return switch (parameter) {
+                case "from", "to" -> random.nextBoolean() ? pick(NUMBERS) : encodeMostly(pick(DATES));
+                case "limit" -> pick(NUMBERS);
+                case "order" -> pick(new String[] {"asc", "desc", "ASC", "Desc", "sideways", "asc%00", "%61sc"});
+                case "step" -> pick(new String[] {"1m", "1h", "1d", "2m", "1M", "%31m", "1w", "0m", "60s"});
+                case "cursor" -> cursor();
+                default -> segment();
+            };
+        }
+
+        private String cursor() {
+            if (!cursors.isEmpty() && random.nextInt(3) > 0) {
+                char[] token = pick(cursors.toArray(new String[0])).toCharArray();
+                if (random.nextBoolean()) {
+                    token[random.nextInt(token.length)] = "ABCabc019-_".charAt(random.nextInt(11));
+                }
+                return new String(token);
+            }
+            StringBuilder token = new StringBuilder();
+            for (int i = 0, n = random.nextBoolean() ? 19 : random.nextInt(40); i < n; i++) {
+                token.append("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".charAt(random.nextInt(64)));
+            }
+            return token.toString();
+        }
+
+        /** A path segment: letters, digits, escapes of every kind, raw bytes outside ASCII now and then. */
+        private String segment() {
+            StringBuilder segment = new StringBuilder();
+            int length = random.nextInt(20) == 0 ? 1_100 + random.nextInt(1_000) : random.nextInt(12);
+            for (int i = 0; i < length; i++) {
+                int dice = random.nextInt(20);
+                if (dice < 3) {
+                    segment.append(pick(ESCAPES));
+                } else if (dice == 3) {
+                    segment.append(pick(new String[] {".", "..", ";", ";a=b", "~", "!", "$", "'", "(", "*", ",", ":", "@", "=", "|"}));
+                } else if (dice == 4 && random.nextInt(5) == 0) {
+                    segment.append((char) (0x80 + random.nextInt(0x80)));    // raw, not percent-encoded
+                } else {
+                    segment.append("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".charAt(random.nextInt(64)));
+                }
+            }
+            return segment.toString();
+        }
+
+        private String randomPath() {
+            StringBuilder path = new StringBuilder();
+            for (int i = 0, n = 1 + random.nextInt(7); i < n; i++) {
+                path.append(random.nextInt(12) == 0 ? "//" : "/").append(i < 2 && random.nextBoolean()
+                        ? pick(new String[] {"api", "v1", "series", "devices", "stats", "..", ".", "WEB-INF", "META-INF"}) : segment());
+            }
+            if (random.nextInt(4) == 0) {
+                path.append(query());
+            }
+            if (random.nextInt(10) == 0) {
+                path.append('#').append(segment());
+            }
+            return path.toString();
+        }
+
+        private List<String> oddHeaders() {
+            List<String> headers = new ArrayList<>();
+            for (int i = 0, n = 1 + random.nextInt(4); i < n; i++) {
+                headers.add(pick(new String[] {
+                    "Accept: text/html", "Accept: */*", "Accept: application/xml", "Accept: image/png;q=0", "Accept: ,,,",
+                    "Accept-Charset: ebcdic", "Accept-Encoding: gzip", "Accept-Encoding: br;q=2", "Connection: close",
+                    "Connection: keep-alive, Upgrade", "Upgrade: h2c", "X-Tspipe-Forwarded: 1", "Content-Length: abc",
+                    "Content-Length: -1", "Content-Length: 99999999999999999999", "Transfer-Encoding: gzip",
+                    "Transfer-Encoding: chunked, identity", "Host: second", "Bad Header: x", ": empty name", "X-Nul: a\u0000b",
+                    "X-High: \u00ff\u00fe", "Range: bytes=0-1", "If-None-Match: *", "Cookie: " + ascii(100),
+                    "Content-Type: application/json", "X-Forwarded-For: 256.1.1.1", "Expect: 200-ok", "Authorization: Basic %%%"}));
+            }
+            return headers;
+        }
+
+        private byte[] junk() {
+            ByteArrayOutputStream junk = new ByteArrayOutputStream();
+            for (int i = 0, n = 1 + random.nextInt(200); i < n; i++) {
+                junk.write(random.nextInt(256));
+            }
+            junk.writeBytes("\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            return junk.toByteArray();
+        }
+
+        private String encodeMostly(String text) {
+            return random.nextInt(4) == 0 ? text : encode(text);
+        }
+
+        private String ascii(int length) {
+            StringBuilder text = new StringBuilder(length);
+            for (int i = 0; i < length; i++) {
+                text.append((char) ('a' + random.nextInt(26)));
+            }
+            return text.toString();
+        }
+
+        private <T> T pick(T[] choices) {
+            return choices[random.nextInt(choices.length)];
+        }
+
+        private String pick(List<String> choices) {
+            return choices.get(random.nextInt(choices.size()));
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package dev.tspipe.query.routing;
+
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import org.apache.kafka.streams.state.HostInfo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The forwarder against real HTTP servers on the loopback interface (the JDK's small server). */
+class ForwarderTest {
+
+    private final List<HttpServer> servers = new ArrayList<>();
+    private final CountDownLatch testOver = new CountDownLatch(1);
+    private final Forwarder forwarder = new Forwarder(Duration.ofSeconds(2), Duration.ofSeconds(30));
+
+    @AfterEach
+    void stop() {
+        testOver.countDown();
+        servers.forEach(server -> server.stop(0));
+        forwarder.close();
+    }
+
+    private HostInfo serve(HttpHandler handler) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/", handler);
+        server.start();
+        servers.add(server);
+        return new HostInfo("127.0.0.1", server.getAddress().getPort());
+    }
+
+    private static void answer(com.sun.net.httpserver.HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+        exchange.close();
+    }
+
+    /**
+     * Each instance answers 200 only once every instance has been asked: asked one after another, the
+     * first would wait in vain (and answer 500) before the second is asked.
+     */
+    @Test
+    void allInstancesAreAskedAtOnce() throws Exception {
+        CountDownLatch allAsked = new CountDownLatch(3);
+        HttpHandler waitForTheOthers = exchange -> {
+            allAsked.countDown();
+            try {
+                answer(exchange, allAsked.await(20, TimeUnit.SECONDS) ? 200 : 500, "{\"partitions\":[]}");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        List<HostInfo> hosts = List.of(serve(waitForTheOthers), serve(waitForTheOthers), serve(waitForTheOthers));
+        Map<HostInfo, Optional<Forwarder.Answer>> answers = forwarder.getAll(hosts, "/api/v1/stats/partitions",
+                Duration.ofSeconds(25));
+        assertThat(answers.keySet()).containsExactlyElementsOf(hosts);
+        assertThat(answers.values()).allSatisfy(answer -> assertThat(answer).hasValueSatisfying(a -> {
+            assertThat(a.status()).isEqualTo(200);
+            assertThat(a.headers()).containsKey("content-type");
+        }));
+    }
+
+    @Test
+    void anInstanceThatDoesNotAnswerInTimeOrCannotBeReachedIsEmptyAndTheOthersAreKept() throws Exception {
+        HostInfo hanging = serve(exchange -> {
+            try {
+                testOver.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        HostInfo answering = serve(exchange -> answer(exchange, 200, "{}"));
+        HostInfo closed;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closed = new HostInfo("127.0.0.1", socket.getLocalPort());
+        }
+        Map<HostInfo, Optional<Forwarder.Answer>> answers = forwarder.getAll(List.of(hanging, answering, closed),
+                "/api/v1/stats/partitions", Duration.ofMillis(500));
+        assertThat(answers.get(hanging)).isEmpty();
+        assertThat(answers.get(answering)).hasValueSatisfying(a -> assertThat(a.status()).isEqualTo(200));
+        assertThat(answers.get(closed)).isEmpty();
+    }
+
+    @Test
+    void theForwardingHeaderIsSentAndTheAnswerHandedBackUnchanged() throws Exception {
+        HostInfo host = serve(exchange -> answer(exchange, 404,
+                "forwarded=" + exchange.getRequestHeaders().getFirst(Forwarder.FORWARDED_HEADER) + " " + exchange.getRequestURI()));
+        Optional<Forwarder.Answer> answer = forwarder.get(host, "/api/v1/series/a%2Fb/m/latest?limit=5");
+        assertThat(answer).hasValueSatisfying(a -> {
+            assertThat(a.status()).isEqualTo(404);
+            assertThat(new String(a.body(), StandardCharsets.UTF_8)).isEqualTo("forwarded=1 /api/v1/series/a%2Fb/m/latest?limit=5");
+        });
+    }
+}
