@@ -301,7 +301,10 @@ public final class FaultBench {
         for (Placement placement : Placement.values()) {
             byPlacement.add(placement.name(), "writes", load.writes(placement));
         }
-        QueryClient http = new QueryClient(Duration.ofSeconds(120));
+        // Nodes that did not catch up may never answer (a dead stream thread): then give each page 10 s, not 2 minutes.
+        boolean ready = Boolean.TRUE.equals(result.get("caughtUp")) && Boolean.TRUE.equals(result.get("nodesReady"));
+        QueryClient http = new QueryClient(Duration.ofSeconds(ready ? 120 : 10));
+        List<String> unanswered = new ArrayList<>();
         int node = 0;
         for (Series s : series) {
             String base = cluster.nodeUrl(node);
@@ -312,13 +315,28 @@ public final class FaultBench {
             String placement = s.placement().name();
 
             NavigableMap<Long, Double> expectedRows = Oracle.rows(points);
-            Oracle.RowDiff rows = Oracle.compareRows(expectedRows, http.rows(base, s));
+            NavigableMap<Long, Double> observedRows;
+            Map<Oracle.Step, NavigableMap<Long, Oracle.Bucket>> observedBuckets = new java.util.EnumMap<>(Oracle.Step.class);
+            try {
+                observedRows = http.rows(base, s);
+                for (Oracle.Step step : Oracle.Step.values()) {
+                    observedBuckets.put(step, http.buckets(base, s, step));
+                }
+            } catch (QueryClient.UnansweredException e) {
+                // A series the API cannot serve is, to its users, a series whose readings are lost.
+                unanswered.add(s.device() + "/" + s.metric());
+                observedRows = new TreeMap<>();
+                for (Oracle.Step step : Oracle.Step.values()) {
+                    observedBuckets.put(step, new TreeMap<>());
+                }
+            }
+            Oracle.RowDiff rows = Oracle.compareRows(expectedRows, observedRows);
             rows.lost().forEach(t -> countRow(byPlacement, placement, happened, pointAt.get(t), "rawLost"));
             rows.wrong().forEach(t -> countRow(byPlacement, placement, happened, pointAt.get(t), "rawWrong"));
             rows.unexpected().forEach(t -> countRow(byPlacement, placement, happened, null, "rawUnexpected"));
 
             for (Oracle.Step step : Oracle.Step.values()) {
-                Oracle.BucketDiff diff = Oracle.compareBuckets(Oracle.buckets(expectedRows, step.millis), http.buckets(base, s, step));
+                Oracle.BucketDiff diff = Oracle.compareBuckets(Oracle.buckets(expectedRows, step.millis), observedBuckets.get(step));
                 if (diff.affected().isEmpty()) {
                     continue;
                 }
@@ -331,6 +349,11 @@ public final class FaultBench {
                 count(byPlacement, placement, step, diff);
             }
         }
+        if (!unanswered.isEmpty()) {
+            say(unanswered.size() + " series could not be read (503 or unreachable for " + (ready ? 120 : 10)
+                    + " s per page); their readings count as lost");
+        }
+        result.put("seriesUnanswered", unanswered);
         result.put("readingsWritten", load.points().size());
         result.put("verifySeconds", round((System.nanoTime() - start) / 1e9, 1));
         result.put("byFault", byFault.asMap());

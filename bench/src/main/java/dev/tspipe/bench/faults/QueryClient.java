@@ -24,6 +24,13 @@ final class QueryClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int PAGE = 10_000;
 
+    /** No instance answered a page within the patience: the series cannot be read now (503 or unreachable throughout). */
+    static final class UnansweredException extends RuntimeException {
+        UnansweredException(String message) {
+            super(message);
+        }
+    }
+
     /** One answer: status, whether it came from a standby ({@code X-Tspipe-Stale}), and the body. */
     record Answer(int status, boolean stale, String body) {
     }
@@ -92,7 +99,11 @@ final class QueryClient {
                 + URLEncoder.encode(series.metric(), StandardCharsets.UTF_8) + "/" + endpoint;
     }
 
-    /** A page, or null for 404 (the series is unknown); retries 503 and unreachable instances. */
+    /**
+     * A page, or null for 404 (the series is unknown); retries 503 and unreachable instances.
+     *
+     * @throws UnansweredException if they last longer than the patience
+     */
     private JsonNode page(String url) {
         long deadline = System.nanoTime() + patience.toNanos();
         Answer last;
@@ -118,7 +129,7 @@ final class QueryClient {
                 throw new IllegalStateException("interrupted", e);
             }
         } while (System.nanoTime() < deadline);
-        throw new IllegalStateException("GET " + url + ": no answer within " + patience.toSeconds() + " s; last: "
+        throw new UnansweredException("GET " + url + ": no answer within " + patience.toSeconds() + " s; last: "
                 + last.status() + " " + last.body());
     }
 
