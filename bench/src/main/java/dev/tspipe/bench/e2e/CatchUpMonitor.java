@@ -20,14 +20,14 @@ import java.util.concurrent.TimeoutException;
  * of a partition is a transaction marker, which a consumer skips without committing past it.
  * Offsets are read from the broker, not from the application, which runs in another JVM.
  */
-final class CatchUpMonitor {
+public final class CatchUpMonitor {
 
     static final Duration POLL = Duration.ofMillis(250);
 
     private final Admin admin;
     private final String inputTopic;
 
-    CatchUpMonitor(Admin admin, String inputTopic) {
+    public CatchUpMonitor(Admin admin, String inputTopic) {
         this.admin = admin;
         this.inputTopic = inputTopic;
     }
@@ -36,7 +36,7 @@ final class CatchUpMonitor {
      * How far a group got: {@code committed} input records (the input has no transactions, so
      * offsets count records) of {@code total}, seen at {@code nanoTime}.
      */
-    record Progress(long nanoTime, long committed, long total, boolean complete) {
+    public record Progress(long nanoTime, long committed, long total, boolean complete) {
     }
 
     /**
@@ -44,7 +44,7 @@ final class CatchUpMonitor {
      * returns how far it got, so that a slow application still yields a throughput (committed
      * records over the time) instead of stalling the run.
      */
-    Progress awaitCaughtUp(String groupId, Duration timeout) {
+    public Progress awaitCaughtUp(String groupId, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             if (caughtUp(groupId)) {

@@ -1,0 +1,157 @@
+package dev.tspipe.bench.faults;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A child JVM started with the harness's class path: one main class that reports its state as
+ * lines on stdout and stops on {@code stop} (or the end of stdin). Its stderr (the log) is appended
+ * to a file. {@link #kill()} is SIGKILL: {@link Process#destroyForcibly()} on Linux.
+ */
+final class ChildJvm implements AutoCloseable {
+
+    private final String name;
+    private final Process process;
+    private final Writer stdin;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+    private ChildJvm(String name, Process process) {
+        this.name = name;
+        this.process = process;
+        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                // The child is gone; EXITED below says so.
+            }
+            lines.add("EXITED");
+        }, name + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    static ChildJvm start(String name, List<String> jvmOptions, Path logFile, Class<?> mainClass, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass.getName());
+        command.addAll(args);
+        try {
+            Process process = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+                    .start();
+            return new ChildJvm(name, process);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the " + name + " JVM", e);
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Waits for a status line starting with {@code prefix}, skipping others; returns the rest of it.
+     *
+     * @throws IllegalStateException if the child exits or says nothing of the kind within {@code timeout}
+     */
+    String await(String prefix, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                String line = left > 0 ? lines.poll(left, TimeUnit.NANOSECONDS) : null;
+                if (line == null) {
+                    throw new IllegalStateException(name + ": no '" + prefix + "' within " + timeout.toSeconds() + " s (see its log)");
+                }
+                if (line.startsWith(prefix)) {
+                    return line.substring(prefix.length()).trim();
+                }
+                if (line.equals("EXITED")) {
+                    lines.add(line);
+                    throw new IllegalStateException(name + " exited (code " + exitCode() + ") before '" + prefix + "' (see its log)");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + name, e);
+        }
+    }
+
+    /** SIGKILL, then waits until the process is gone, so that its ports and file locks are free. */
+    void kill() {
+        process.destroyForcibly();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(name + " (pid " + pid() + ") still runs 30 s after SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing " + name, e);
+        }
+    }
+
+    /** Asks the child to stop cleanly; SIGKILL if it has not exited within {@code timeout}. */
+    void stop(Duration timeout) {
+        if (!process.isAlive()) {
+            return;
+        }
+        try {
+            stdin.write("stop\n");
+            stdin.flush();
+        } catch (IOException e) {
+            // Its stdin is closed: it is exiting anyway.
+        }
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                kill();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            kill();
+        }
+    }
+
+    private String exitCode() {
+        try {
+            return process.waitFor(1, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}
