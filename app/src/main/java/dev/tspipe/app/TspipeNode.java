@@ -3,10 +3,6 @@ package dev.tspipe.app;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.query.QueryServer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -16,12 +12,8 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One tspipe instance: the ingestion topology in Kafka Streams and the HTTP query server in
@@ -48,7 +40,6 @@ final class TspipeNode implements AutoCloseable {
     }
 
     static TspipeNode start(Settings settings) {
-        int partitions = requireTopic(settings.bootstrapServers(), settings.readingsTopic());
         Map<String, Object> pipeline = new HashMap<>();
         Map<String, Object> streamsSettings = new HashMap<>();
         settings.extra().forEach((key, value) -> {
@@ -61,7 +52,6 @@ final class TspipeNode implements AutoCloseable {
         pipeline.put(PipelineConfig.SCHEMA_REGISTRY_URL, settings.schemaRegistryUrl());
         pipeline.put(PipelineConfig.READINGS_TOPIC, settings.readingsTopic());
         pipeline.put(PipelineConfig.DLQ_TOPIC, settings.dlqTopic());
-        pipeline.putIfAbsent(PipelineConfig.READINGS_PARTITIONS, partitions);
         PipelineConfig config = new PipelineConfig(pipeline);
 
         streamsSettings.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
@@ -72,7 +62,13 @@ final class TspipeNode implements AutoCloseable {
         streamsSettings.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.threads());
         streamsSettings.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.standbyReplicas());
 
-        KafkaStreams streams = TspipeStreams.create(config, streamsSettings);
+        KafkaStreams streams;
+        try {
+            streams = TspipeStreams.create(config, streamsSettings);
+        } catch (IllegalStateException e) {
+            // The readings topic is missing or Kafka cannot be reached: the message says what to fix.
+            throw new UserError(e.getMessage());
+        }
         QueryServer server;
         try {
             server = QueryServer.builder()
@@ -111,32 +107,5 @@ final class TspipeNode implements AutoCloseable {
         server.close();
         streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(CLOSE_TIMEOUT));
-    }
-
-    /** The partition count of {@code topic}; a {@link UserError} when it does not exist or Kafka cannot be reached. */
-    private static int requireTopic(String bootstrapServers, String topic) {
-        Map<String, Object> config = Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        try (Admin admin = Admin.create(config)) {
-            Map<String, TopicDescription> topics = admin.describeTopics(List.of(topic)).allTopicNames().get(20, TimeUnit.SECONDS);
-            int partitions = topics.get(topic).partitions().size();
-            log.info("Input topic {} has {} partitions", topic, partitions);
-            return partitions;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                throw new UserError("the input topic '" + topic + "' does not exist on " + bootstrapServers
-                        + "; create it first, e.g. kafka-topics.sh --bootstrap-server " + bootstrapServers
-                        + " --create --topic " + topic + " --partitions 12");
-            }
-            throw new UserError("cannot reach Kafka at " + bootstrapServers + ": " + e.getCause().getMessage()
-                    + "; check --bootstrap-servers");
-        } catch (TimeoutException e) {
-            throw new UserError("Kafka at " + bootstrapServers + " did not answer within 20 s; check --bootstrap-servers");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UserError("interrupted while checking the input topic");
-        }
     }
 }

@@ -43,9 +43,20 @@ public class AvroDeserializer<T> implements Deserializer<T> {
     private boolean specific;
     private final Map<Integer, Reader> readers = new ConcurrentHashMap<>();
 
-    /** The reader of one writer schema, and its largest {@code fixed} (which Avro allocates before reading it). */
-    private record Reader(DatumReader<Object> datumReader, int largestFixed) {
+    /**
+     * The reader of one writer schema, and the {@code fixed} sizes that bound a record before Avro allocates
+     * one: the largest fixed every record holds (reached through record fields only), and the largest anywhere
+     * (in a union branch, an array or a map a record need not use).
+     */
+    private record Reader(DatumReader<Object> datumReader, int largestRequiredFixed, int largestFixed) {
+        /** Whether a record of {@code length} bytes cannot be of this schema, or could make Avro allocate far more. */
+        boolean refuses(int length) {
+            return largestRequiredFixed > length || (largestFixed > length && largestFixed > ALLOCATION_GUARD_BYTES);
+        }
     }
+
+    /** A fixed larger than this and than the record is refused even where a record need not hold it. */
+    static final int ALLOCATION_GUARD_BYTES = 1024 * 1024;
 
     /** For Kafka's reflective creation; {@link #configure} must follow. */
     public AvroDeserializer() {
@@ -82,9 +93,10 @@ public class AvroDeserializer<T> implements Deserializer<T> {
         }
         int id = WireFormat.schemaId(data);
         Reader reader = readers.computeIfAbsent(id, this::readerFor);
-        if (reader.largestFixed() > data.length - WireFormat.HEADER_SIZE) {
+        if (reader.refuses(data.length - WireFormat.HEADER_SIZE)) {
             // Avro allocates a fixed before reading it: a writer schema with a 2 GB fixed would make a 10-byte record
-            // allocate 2 GB. No record shorter than the fixed can hold it.
+            // allocate 2 GB. No record shorter than a fixed it must hold can be of the schema; a huge fixed that it
+            // need not hold is refused too, at the price of a record that does not use it.
             throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
                     + " bytes, schema id " + id + ", topic '" + topic + "'): the writer schema has a fixed of "
                     + reader.largestFixed() + " bytes, more than the record holds");
@@ -129,23 +141,25 @@ public class AvroDeserializer<T> implements Deserializer<T> {
         } catch (RegistryUnavailableException e) {
             throw new RegistryUnavailableSerializationException("Could not fetch schema id " + id + ": " + e.getMessage(), e);
         }
-        int largestFixed = largestFixed(writer, new HashSet<>());
+        int required = largestFixed(writer, new HashSet<>(), true);
+        int anywhere = largestFixed(writer, new HashSet<>(), false);
         if (!specific) {
-            return new Reader(new GenericDatumReader<>(writer, writer, GenericData.get()), largestFixed);
+            return new Reader(new GenericDatumReader<>(writer, writer, GenericData.get()), required, anywhere);
         }
         Schema reader = readerSchema(writer);
-        return new Reader(new SpecificDatumReader<>(writer, reader, SpecificData.getForSchema(reader)), largestFixed);
+        return new Reader(new SpecificDatumReader<>(writer, reader, SpecificData.getForSchema(reader)), required, anywhere);
     }
 
-    private static int largestFixed(Schema schema, Set<String> seenRecords) {
+    /** The largest fixed in {@code schema}; with {@code requiredOnly}, only those that every datum of it holds. */
+    private static int largestFixed(Schema schema, Set<String> seenRecords, boolean requiredOnly) {
         return switch (schema.getType()) {
             case FIXED -> schema.getFixedSize();
             case RECORD -> seenRecords.add(schema.getFullName())
-                    ? schema.getFields().stream().mapToInt(f -> largestFixed(f.schema(), seenRecords)).max().orElse(0)
+                    ? schema.getFields().stream().mapToInt(f -> largestFixed(f.schema(), seenRecords, requiredOnly)).max().orElse(0)
                     : 0;
-            case ARRAY -> largestFixed(schema.getElementType(), seenRecords);
-            case MAP -> largestFixed(schema.getValueType(), seenRecords);
-            case UNION -> schema.getTypes().stream().mapToInt(s -> largestFixed(s, seenRecords)).max().orElse(0);
+            case ARRAY -> requiredOnly ? 0 : largestFixed(schema.getElementType(), seenRecords, false);
+            case MAP -> requiredOnly ? 0 : largestFixed(schema.getValueType(), seenRecords, false);
+            case UNION -> requiredOnly ? 0 : schema.getTypes().stream().mapToInt(s -> largestFixed(s, seenRecords, false)).max().orElse(0);
             default -> 0;
         };
     }

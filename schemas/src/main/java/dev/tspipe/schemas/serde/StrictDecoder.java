@@ -21,7 +21,8 @@ import java.nio.charset.StandardCharsets;
  *   <tr><td>a string or bytes length beyond the bytes left</td><td>allocates the length first: ten bytes
  *       claiming 1 GiB exhaust the heap</td><td>refused before any allocation</td></tr>
  *   <tr><td>an array or map count beyond the bytes left</td><td>sizes the collection by the count first</td>
- *       <td>refused (every item of tspipe's schemas takes at least one byte)</td></tr>
+ *       <td>refused (every item of tspipe's schemas takes at least one byte), and so are more items over all the
+ *       blocks of the record than it has bytes (items of a null type take none)</td></tr>
  *   <tr><td>a string that is not UTF-8 (stray bytes, overlong forms, encoded surrogates)</td><td>replaces the
  *       bytes with U+FFFD: two different names become one</td><td>refused</td></tr>
  * </table>
@@ -30,6 +31,9 @@ final class StrictDecoder extends Decoder {
 
     private final BinaryDecoder in;
     private final byte[] record;
+    /** Array and map items announced so far, over every block: an item of a null type takes no byte, so each
+     *  block's count alone does not bound them. */
+    private long items;
 
     /** A decoder of the datum in {@code record}, read by {@code in} (a binary decoder over its bytes after the header). */
     StrictDecoder(BinaryDecoder in, byte[] record) {
@@ -63,6 +67,11 @@ final class StrictDecoder extends Decoder {
         if (count > left) {
             throw new IOException(what + " of " + count + " items before offset " + offset() + " does not fit the "
                     + left + " bytes left in the record");
+        }
+        items += count;
+        if (items > record.length) {
+            throw new IOException(what + " of " + count + " items before offset " + offset() + " brings the record's "
+                    + "items to " + items + ", more than its " + record.length + " bytes");
         }
         return count;
     }

@@ -152,6 +152,16 @@ class StrictDecodingTest {
     }
 
     @Test
+    void aSmallFixedThatARecordNeedNotHoldDoesNotRefuseIt() {
+        org.apache.avro.Schema optional = new org.apache.avro.Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Tagged\","
+                + "\"fields\":[{\"name\":\"digest\",\"type\":[\"null\",{\"type\":\"fixed\",\"name\":\"Md5\",\"size\":16}]}]}");
+        int id = MockSchemaRegistry.client(scope).register("tagged-value", optional);
+
+        // Branch 0 (null): one byte, although the schema has a 16-byte fixed.
+        assertThat(generic.deserialize("tagged", hex("00" + String.format("%08X", id), "00"))).isNotNull();
+    }
+
+    @Test
     void anArrayCountBeyondTheBytesLeftIsRefusedEvenForItemsOfNoBytes() {
         org.apache.avro.Schema gaps = new org.apache.avro.Schema.Parser().parse(
                 "{\"type\":\"record\",\"name\":\"Gaps\",\"fields\":[{\"name\":\"g\",\"type\":{\"type\":\"array\",\"items\":\"null\"}}]}");
@@ -159,6 +169,24 @@ class StrictDecodingTest {
 
         assertThatThrownBy(() -> generic.deserialize("gaps", hex("00" + String.format("%08X", id), "8080808008", "00")))
                 .isInstanceOf(SerializationException.class).hasMessageContaining("an array block of 1073741824 items");
+    }
+
+    @Test
+    void moreItemsOverAllBlocksThanTheRecordHasBytesAreRefused() {
+        org.apache.avro.Schema gaps = new org.apache.avro.Schema.Parser().parse(
+                "{\"type\":\"record\",\"name\":\"Gaps\",\"fields\":[{\"name\":\"g\",\"type\":{\"type\":\"array\",\"items\":\"null\"}}]}");
+        int id = MockSchemaRegistry.client(scope).register("gaps-value", gaps);
+        // 100 one-byte block headers, each within the bytes left after it (so each block alone passes), 4,347
+        // items in all: with enough such blocks a 1 MiB record would make Avro allocate billions of nulls.
+        StringBuilder blocks = new StringBuilder();
+        for (int k = 0; k < 100; k++) {
+            blocks.append(String.format("%02X", 2 * Math.min(63, 100 - k)));
+        }
+
+        assertThatThrownBy(() -> generic.deserialize("gaps", hex("00" + String.format("%08X", id), blocks.toString(), "00")))
+                .isInstanceOf(SerializationException.class).hasMessageContaining("more than its 106 bytes");
+        assertThat(generic.deserialize("gaps", hex("00" + String.format("%08X", id), "02", "00")))
+                .as("one null in a 7-byte record still reads").isNotNull();
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.tspipe.processor.topology;
 import dev.tspipe.processor.store.RocksDbMemory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
@@ -31,7 +32,9 @@ public final class TspipeStreams {
     }
 
     /**
-     * @param config          tspipe's settings
+     * @param config          tspipe's settings; when it does not give the readings topic's partition count, the
+     *                        broker is asked, and an {@link IllegalStateException} says what to fix if it cannot answer
+     *                        (the topic does not exist, Kafka cannot be reached)
      * @param streamsSettings Kafka Streams settings ({@code application.id}, {@code bootstrap.servers}, ...),
      *                        applied over {@link StreamsSettings#defaults}
      */
@@ -62,13 +65,18 @@ public final class TspipeStreams {
             originals.put(PipelineConfig.READINGS_PARTITIONS, partitions);
             return new PipelineConfig(originals);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("cannot look up the partitions of the readings topic '" + topic + "' on "
-                    + props.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) + ": " + e.getCause().getMessage()
-                    + "; create the topic first, or set " + PipelineConfig.READINGS_PARTITIONS, e.getCause());
+            Object bootstrap = props.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG);
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                throw new IllegalStateException("the readings topic '" + topic + "' does not exist on " + bootstrap
+                        + "; create it first, e.g. kafka-topics.sh --bootstrap-server " + bootstrap + " --create --topic "
+                        + topic + " --partitions 12", e.getCause());
+            }
+            throw new IllegalStateException("cannot reach Kafka at " + bootstrap + " to look up the readings topic '" + topic
+                    + "': " + e.getCause().getMessage() + "; check bootstrap.servers (--bootstrap-servers)", e.getCause());
         } catch (TimeoutException e) {
-            throw new IllegalStateException("the broker at " + props.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG)
+            throw new IllegalStateException("Kafka at " + props.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG)
                     + " did not say within " + LOOKUP_TIMEOUT_S + " s how many partitions the readings topic '" + topic
-                    + "' has; check bootstrap.servers, or set " + PipelineConfig.READINGS_PARTITIONS, e);
+                    + "' has; check bootstrap.servers (--bootstrap-servers), or set " + PipelineConfig.READINGS_PARTITIONS, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while looking up the readings topic's partitions", e);
