@@ -141,6 +141,11 @@ final class JsonErrorPages {
         }
     }
 
+    /**
+     * The same three overrides as {@link ServerErrors}, on the servlet context's handler: Jetty's servlet
+     * {@code ErrorHandler} extends the server's, so one class cannot serve as both; the shared work is in
+     * {@link #prepare}, {@link #bodyFor} and {@code writeJson}.
+     */
     private static final class ServletContextErrors extends org.eclipse.jetty.ee10.servlet.ErrorHandler {
         ServletContextErrors() {
             setShowStacks(false);
