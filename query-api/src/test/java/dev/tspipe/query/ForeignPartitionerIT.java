@@ -6,7 +6,6 @@ import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.RollupStep;
-import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
@@ -18,17 +17,12 @@ import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,7 +32,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +39,6 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -79,11 +71,8 @@ class ForeignPartitionerIT {
     private static EmbeddedSchemaRegistry registry;
     private static PipelineConfig config;
     private static final Map<String, TreeMap<Long, Double>> EXPECTED = new LinkedHashMap<>();
-    private static final List<Instance> INSTANCES = new ArrayList<>();
+    private static final List<TestNode> INSTANCES = new ArrayList<>();
     private static long misplacedRecords;
-
-    record Instance(KafkaStreams streams, QueryServer server) {
-    }
 
     /** librdkafka's {@code consistent_random} for keyed records: CRC32 of the key bytes, modulo the partitions. */
     public static final class Crc32Partitioner implements Partitioner {
@@ -114,8 +103,8 @@ class ForeignPartitionerIT {
         KAFKA.broker().createTopic(APP + "-dlq", 1);
         config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
-        INSTANCES.add(start("a"));
-        INSTANCES.add(start("b"));
+        INSTANCES.add(TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("a")));
+        INSTANCES.add(TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("b")));
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() ->
                 INSTANCES.stream().allMatch(i -> i.streams().state() == KafkaStreams.State.RUNNING));
         produce();
@@ -124,34 +113,12 @@ class ForeignPartitionerIT {
 
     @AfterAll
     static void stopAll() {
-        for (Instance instance : INSTANCES) {
-            instance.server().close();
-            instance.streams().close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                    .withTimeout(Duration.ofSeconds(30)));
-        }
+        INSTANCES.forEach(TestNode::close);
         if (registry != null) {
             registry.close();
         }
     }
 
-    private static Instance start(String name) throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        Map<String, Object> props = new HashMap<>();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers());
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(name).toString());
-        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
-        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
-        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port);
-        KafkaStreams streams = TspipeStreams.create(config, props);
-        streams.start();
-        QueryServer server = QueryServer.builder().streams(streams).pipelineConfig(config)
-                .bindHost("127.0.0.1").port(port).advertised(new HostInfo("127.0.0.1", port)).start();
-        return new Instance(streams, server);
-    }
 
     private static void produce() {
         for (int d = 0; d < DEVICES; d++) {
@@ -186,7 +153,7 @@ class ForeignPartitionerIT {
         assertThat(misplacedRecords).isGreaterThan((long) DEVICES * METRICS.size() * READINGS_PER_SERIES / 2);
     }
 
-    private static boolean allLatestStored(Instance instance) throws Exception {
+    private static boolean allLatestStored(TestNode instance) throws Exception {
         for (Map.Entry<String, TreeMap<Long, Double>> series : EXPECTED.entrySet()) {
             HttpResponse<String> latest = get(instance, "/api/v1/series/" + series.getKey() + "/latest");
             if (latest.statusCode() != 200 || JSON.readTree(latest.body()).get("timestamp").asLong() != series.getValue().lastKey()) {
@@ -196,14 +163,14 @@ class ForeignPartitionerIT {
         return true;
     }
 
-    private static HttpResponse<String> get(Instance instance, String pathAndQuery) throws Exception {
+    private static HttpResponse<String> get(TestNode instance, String pathAndQuery) throws Exception {
         return CLIENT.send(HttpRequest.newBuilder(URI.create(instance.server().url() + pathAndQuery))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
     void everySeriesAnswersWithEveryReadingAndExactCountersFromEitherInstance() throws Exception {
-        for (Instance instance : INSTANCES) {
+        for (TestNode instance : INSTANCES) {
             for (Map.Entry<String, TreeMap<Long, Double>> series : EXPECTED.entrySet()) {
                 HttpResponse<String> page = get(instance, "/api/v1/series/" + series.getKey() + "/readings?limit=10000&order=asc");
                 assertThat(page.statusCode()).as(series.getKey()).isEqualTo(200);
@@ -241,7 +208,7 @@ class ForeignPartitionerIT {
 
     private static double reroutedOnMetrics() throws Exception {
         double rerouted = 0;
-        for (Instance instance : INSTANCES) {
+        for (TestNode instance : INSTANCES) {
             Matcher matcher = REROUTED.matcher(get(instance, "/metrics").body());
             while (matcher.find()) {
                 rerouted += Double.parseDouble(matcher.group(1));

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.topology.PipelineConfig;
-import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
@@ -14,30 +13,23 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -69,7 +61,7 @@ class HttpFuzzIT {
     static Path stateDir;
 
     private static EmbeddedSchemaRegistry registry;
-    private static KafkaStreams streams;
+    private static TestNode node;
     private static QueryServer server;
 
     @BeforeAll
@@ -80,32 +72,15 @@ class HttpFuzzIT {
         PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
         produce();
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        Map<String, Object> props = new HashMap<>();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers());
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
-        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
-        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port);
-        streams = TspipeStreams.create(config, props);
-        streams.start();
-        server = QueryServer.builder().streams(streams).pipelineConfig(config).bindHost("127.0.0.1").port(port)
-                .advertised(new HostInfo("127.0.0.1", port)).start();
+        node = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir);
+        server = node.server();
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(300)).until(HttpFuzzIT::allStored);
     }
 
     @AfterAll
     static void stopNode() {
-        if (server != null) {
-            server.close();
-        }
-        if (streams != null) {
-            streams.close(Duration.ofSeconds(30));
+        if (node != null) {
+            node.close();
         }
         if (registry != null) {
             registry.close();

@@ -7,7 +7,6 @@ import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.RollupStep;
 import dev.tspipe.processor.topology.StoreNames;
-import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
@@ -16,10 +15,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,9 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -41,7 +35,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,7 +43,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -82,16 +74,8 @@ class TwoInstancesIT {
     private static PipelineConfig config;
     /** Expected readings per series ("device/metric"), by timestamp. */
     private static final Map<String, TreeMap<Long, Double>> EXPECTED = new LinkedHashMap<>();
-    private static Instance a;
-    private static Instance b;
-
-    record Instance(KafkaStreams streams, QueryServer server) {
-        void stop() {
-            server.close();
-            streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                    .withTimeout(Duration.ofSeconds(30)));
-        }
-    }
+    private static TestNode a;
+    private static TestNode b;
 
     record Answer(int status, JsonNode body, HttpResponse<String> raw) {
         String header(String name) {
@@ -107,8 +91,8 @@ class TwoInstancesIT {
         config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
         produce();
-        a = start("a");
-        b = start("b");
+        a = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("a"));
+        b = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("b"));
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).until(() ->
                 a.streams().state() == KafkaStreams.State.RUNNING && b.streams().state() == KafkaStreams.State.RUNNING
                         && allLatestStored(a) && allLatestStored(b));
@@ -116,9 +100,9 @@ class TwoInstancesIT {
 
     @AfterAll
     static void stopAll() {
-        for (Instance instance : new Instance[] {a, b}) {
+        for (TestNode instance : new TestNode[] {a, b}) {
             if (instance != null) {
-                instance.stop();
+                instance.close();
             }
         }
         if (registry != null) {
@@ -126,26 +110,6 @@ class TwoInstancesIT {
         }
     }
 
-    private static Instance start(String name) throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        Map<String, Object> props = new HashMap<>();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers());
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(name).toString());
-        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
-        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
-        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
-        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port);
-        KafkaStreams streams = TspipeStreams.create(config, props);
-        streams.start();
-        QueryServer server = QueryServer.builder().streams(streams).pipelineConfig(config)
-                .bindHost("127.0.0.1").port(port).advertised(new HostInfo("127.0.0.1", port)).start();
-        return new Instance(streams, server);
-    }
 
     private static void produce() {
         for (int d = 0; d < 20; d++) {
@@ -180,7 +144,7 @@ class TwoInstancesIT {
         }
     }
 
-    private static boolean allLatestStored(Instance instance) throws Exception {
+    private static boolean allLatestStored(TestNode instance) throws Exception {
         for (Map.Entry<String, TreeMap<Long, Double>> series : EXPECTED.entrySet()) {
             Answer latest = get(instance, "/api/v1/series/" + series.getKey() + "/latest");
             if (latest.status() != 200 || latest.body().get("timestamp").asLong() != series.getValue().lastKey()) {
@@ -190,7 +154,7 @@ class TwoInstancesIT {
         return true;
     }
 
-    static Answer get(Instance instance, String pathAndQuery) throws Exception {
+    static Answer get(TestNode instance, String pathAndQuery) throws Exception {
         HttpResponse<String> response = CLIENT.send(HttpRequest.newBuilder(URI.create(instance.server().url() + pathAndQuery))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
         boolean json = response.headers().firstValue("Content-Type").orElse("").startsWith("application/json");
@@ -256,7 +220,7 @@ class TwoInstancesIT {
             List<Long> seen = new ArrayList<>();
             String cursor = null;
             int pages = 0;
-            Instance[] alternate = {a, b};
+            TestNode[] alternate = {a, b};
             do {
                 String query = "limit=100&order=" + order + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
                 Answer page = get(alternate[pages % 2], readingsPath(BIG_DEVICE + "/" + BIG_METRIC, query));
@@ -314,7 +278,7 @@ class TwoInstancesIT {
     @Test
     @org.junit.jupiter.api.Order(4)
     void deviceMetricsStatisticsAndErrorShapes() throws Exception {
-        for (Instance instance : new Instance[] {a, b}) {
+        for (TestNode instance : new TestNode[] {a, b}) {
             Answer metrics = get(instance, "/api/v1/devices/device-03/metrics");
             assertThat(metrics.status()).isEqualTo(200);
             List<String> names = new ArrayList<>();
@@ -389,7 +353,7 @@ class TwoInstancesIT {
         }, "failover-poller");
         poller.start();
         Thread.sleep(300);
-        b.stop();
+        b.close();
         b = null;
         try {
             await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).until(() ->
@@ -412,7 +376,7 @@ class TwoInstancesIT {
         assertThat(statistics.body().get("partitions")).hasSize(PARTITIONS);
     }
 
-    private static boolean allCompleteAndFresh(Instance instance) throws Exception {
+    private static boolean allCompleteAndFresh(TestNode instance) throws Exception {
         for (Map.Entry<String, TreeMap<Long, Double>> series : EXPECTED.entrySet()) {
             Answer answer = get(instance, readingsPath(series.getKey(), "limit=10000&order=asc"));
             if (answer.status() != 200 || answer.header(QueryServer.STALE_HEADER) != null
