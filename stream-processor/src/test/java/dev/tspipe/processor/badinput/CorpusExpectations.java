@@ -6,8 +6,12 @@ import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.rows.LatestReading;
 import dev.tspipe.processor.rows.RawRow;
 import dev.tspipe.processor.topology.DeadLetters;
+import dev.tspipe.processor.topology.StoreNames;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,6 +50,32 @@ public final class CorpusExpectations {
         byte[] latest(byte[] seriesPrefix);
 
         long rawRowCount();
+
+        /** The rows of the stores that {@code stores} opens by name (the test driver's, or interactive queries). */
+        static Rows of(Function<String, ReadOnlyKeyValueStore<Bytes, byte[]>> stores) {
+            return new Rows() {
+                @Override
+                public byte[] raw(byte[] rowKey) {
+                    return stores.apply(StoreNames.RAW).get(Bytes.wrap(rowKey));
+                }
+
+                @Override
+                public byte[] latest(byte[] seriesPrefix) {
+                    return stores.apply(StoreNames.LATEST).get(Bytes.wrap(seriesPrefix));
+                }
+
+                @Override
+                public long rawRowCount() {
+                    long count = 0;
+                    try (KeyValueIterator<Bytes, byte[]> all = stores.apply(StoreNames.RAW).all()) {
+                        for (; all.hasNext(); all.next()) {
+                            count++;
+                        }
+                    }
+                    return count;
+                }
+            };
+        }
     }
 
     private CorpusExpectations() {

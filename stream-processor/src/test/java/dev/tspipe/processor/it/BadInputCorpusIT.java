@@ -5,7 +5,6 @@ import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.badinput.BadInputCorpus;
 import dev.tspipe.processor.badinput.CorpusExpectations;
 import dev.tspipe.processor.topology.PipelineConfig;
-import dev.tspipe.processor.topology.StoreNames;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.schemas.registry.RestSchemaRegistryClient;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -25,9 +24,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.ThreadMetadata;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -185,31 +182,7 @@ class BadInputCorpusIT {
 
     /** The stores through interactive queries: what a query server would read. */
     private static CorpusExpectations.Rows rows(KafkaStreams streams) {
-        return new CorpusExpectations.Rows() {
-            private ReadOnlyKeyValueStore<Bytes, byte[]> store(String name) {
-                return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.keyValueStore()));
-            }
-
-            @Override
-            public byte[] raw(byte[] rowKey) {
-                return store(StoreNames.RAW).get(Bytes.wrap(rowKey));
-            }
-
-            @Override
-            public byte[] latest(byte[] seriesPrefix) {
-                return store(StoreNames.LATEST).get(Bytes.wrap(seriesPrefix));
-            }
-
-            @Override
-            public long rawRowCount() {
-                long count = 0;
-                try (KeyValueIterator<Bytes, byte[]> all = store(StoreNames.RAW).all()) {
-                    for (; all.hasNext(); all.next()) {
-                        count++;
-                    }
-                }
-                return count;
-            }
-        };
+        return CorpusExpectations.Rows.of(name ->
+                streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<Bytes, byte[]>keyValueStore())));
     }
 }

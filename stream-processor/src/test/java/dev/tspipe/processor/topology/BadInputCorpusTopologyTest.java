@@ -4,8 +4,6 @@ import dev.tspipe.processor.badinput.BadInputCorpus;
 import dev.tspipe.processor.badinput.CorpusExpectations;
 import dev.tspipe.schemas.registry.MockSchemaRegistry;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 
@@ -40,28 +38,7 @@ class BadInputCorpusTopologyTest extends TopologyTestBase {
         List<CorpusExpectations.Letter> letters = dlq.readRecordsToList().stream()
                 .map(r -> new CorpusExpectations.Letter(r.key(), r.value(), r.headers())).toList();
         CorpusExpectations.assertDeadLetters(sent, letters);
-        CorpusExpectations.assertStored(sent, config.keyLayout(), new CorpusExpectations.Rows() {
-            @Override
-            public byte[] raw(byte[] rowKey) {
-                return store(StoreNames.RAW).get(Bytes.wrap(rowKey));
-            }
-
-            @Override
-            public byte[] latest(byte[] seriesPrefix) {
-                return store(StoreNames.LATEST).get(Bytes.wrap(seriesPrefix));
-            }
-
-            @Override
-            public long rawRowCount() {
-                long count = 0;
-                try (KeyValueIterator<Bytes, byte[]> all = store(StoreNames.RAW).all()) {
-                    for (; all.hasNext(); all.next()) {
-                        count++;
-                    }
-                }
-                return count;
-            }
-        });
+        CorpusExpectations.assertStored(sent, config.keyLayout(), CorpusExpectations.Rows.of(this::store));
     }
 
     /** Sends one record; the driver's single input partition numbers them from 0. */
