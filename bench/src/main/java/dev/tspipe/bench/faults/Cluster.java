@@ -1,5 +1,6 @@
 package dev.tspipe.bench.faults;
 
+import dev.tspipe.bench.ChildJvm;
 import dev.tspipe.bench.e2e.NodeMain;
 
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.tspipe.bench.faults;
+package dev.tspipe.bench;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * lines on stdout and stops on {@code stop} (or the end of stdin). Its stderr (the log) is appended
  * to a file. {@link #kill()} is SIGKILL: {@link Process#destroyForcibly()} on Linux.
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
 
     private final String name;
     private final Process process;
@@ -47,7 +47,7 @@ final class ChildJvm implements AutoCloseable {
         reader.start();
     }
 
-    static ChildJvm start(String name, List<String> jvmOptions, Path logFile, Class<?> mainClass, List<String> args) {
+    public static ChildJvm start(String name, List<String> jvmOptions, Path logFile, Class<?> mainClass, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -65,15 +65,15 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
@@ -82,7 +82,7 @@ final class ChildJvm implements AutoCloseable {
      *
      * @throws IllegalStateException if the child exits or says nothing of the kind within {@code timeout}
      */
-    String await(String prefix, Duration timeout) {
+    public String await(String prefix, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             while (true) {
@@ -105,8 +105,43 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** CPU time (user + system) the child has used so far; -1 when the OS does not tell. */
+    public long cpuNanos() {
+        return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
+    }
+
+    /** Writes one command line to the child's stdin. */
+    public void send(String command) {
+        try {
+            stdin.write(command + "\n");
+            stdin.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot talk to " + name, e);
+        }
+    }
+
+    /** Waits up to {@code timeout} for the child to exit; whether it did. */
+    public boolean waitFor(Duration timeout) {
+        try {
+            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** SIGTERM, then SIGKILL if the child has not exited within {@code timeout}. */
+    public void terminate(Duration timeout) {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!waitFor(timeout)) {
+                kill();
+            }
+        }
+    }
+
     /** SIGKILL, then waits until the process is gone, so that its ports and file locks are free. */
-    void kill() {
+    public void kill() {
         process.destroyForcibly();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -119,7 +154,7 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** Asks the child to stop cleanly; SIGKILL if it has not exited within {@code timeout}. */
-    void stop(Duration timeout) {
+    public void stop(Duration timeout) {
         if (!process.isAlive()) {
             return;
         }
