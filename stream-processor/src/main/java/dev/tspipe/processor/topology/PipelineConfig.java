@@ -69,7 +69,8 @@ public final class PipelineConfig extends AbstractConfig {
                     "Partitions of the readings topic. A device belongs to partition murmur2(key) mod partitions, as "
                             + "the Java client places it; a record found in another partition is re-routed there. 0: looked "
                             + "up from the broker when the Kafka Streams instance is created (TspipeStreams); a topology "
-                            + "built without it does not check partitions.")
+                            + "built without it does not check partitions. Set it only where the broker cannot be asked: "
+                            + "a wrong count leaves records in the wrong partition, where queries do not find them.")
             .define(REGISTRY_RETRY_MS, Type.LONG, 5_000L, Range.atLeast(0), Importance.LOW,
                     "How long a record waits, inside its task, for a schema registry that cannot be reached, before "
                             + "the stream thread fails and is replaced (the record is then read again, never skipped). "
