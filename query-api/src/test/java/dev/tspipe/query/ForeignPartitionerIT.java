@@ -6,17 +6,10 @@ import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.RollupStep;
-import dev.tspipe.schemas.Reading;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
-import dev.tspipe.schemas.serde.AvroSerializer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Partitioner;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.Cluster;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -135,20 +128,8 @@ class ForeignPartitionerIT {
             }
         }
         Map<String, Object> producerConfig = KAFKA.broker().clientConfig();
-        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
         producerConfig.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, Crc32Partitioner.class.getName());
-        AvroSerializer<Object> avro = new AvroSerializer<>();
-        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url()), false);
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerConfig, new StringSerializer(), new ByteArraySerializer())) {
-            EXPECTED.forEach((series, readings) -> {
-                String device = series.substring(0, series.indexOf('/'));
-                String metric = series.substring(series.indexOf('/') + 1);
-                readings.forEach((timestamp, value) -> producer.send(new ProducerRecord<>(TOPIC, device,
-                        avro.serialize(TOPIC, Reading.newBuilder().setDeviceId(device).setMetric(metric)
-                                .setTimestamp(Instant.ofEpochMilli(timestamp)).setValue(value).build()))));
-            });
-            producer.flush();
-        }
+        SeriesProducer.produce(producerConfig, registry.url(), TOPIC, EXPECTED);
         // Most devices land elsewhere than murmur2 would put them, or the test proves nothing.
         assertThat(misplacedRecords).isGreaterThan((long) DEVICES * METRICS.size() * READINGS_PER_SERIES / 2);
     }

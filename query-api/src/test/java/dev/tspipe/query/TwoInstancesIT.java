@@ -7,14 +7,8 @@ import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.RollupStep;
 import dev.tspipe.processor.topology.StoreNames;
-import dev.tspipe.schemas.Reading;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
-import dev.tspipe.schemas.serde.AvroSerializer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.state.HostInfo;
@@ -128,20 +122,8 @@ class TwoInstancesIT {
         EXPECTED.put(BIG_DEVICE + "/" + BIG_METRIC, big);
 
         Map<String, Object> producerConfig = KAFKA.broker().clientConfig();
-        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
         producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        AvroSerializer<Object> avro = new AvroSerializer<>();
-        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url()), false);
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerConfig, new StringSerializer(), new ByteArraySerializer())) {
-            EXPECTED.forEach((series, readings) -> {
-                String device = series.substring(0, series.indexOf('/'));
-                String metric = series.substring(series.indexOf('/') + 1);
-                readings.forEach((timestamp, value) -> producer.send(new ProducerRecord<>(TOPIC, device,
-                        avro.serialize(TOPIC, Reading.newBuilder().setDeviceId(device).setMetric(metric)
-                                .setTimestamp(Instant.ofEpochMilli(timestamp)).setValue(value).build()))));
-            });
-            producer.flush();
-        }
+        SeriesProducer.produce(producerConfig, registry.url(), TOPIC, EXPECTED);
     }
 
     private static boolean allLatestStored(TestNode instance) throws Exception {
