@@ -72,10 +72,11 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             return;
         }
         ReadingValidator.Accepted accepted = (ReadingValidator.Accepted) verdict;
-        byte[] deviceKey = accepted.reading().series().distributionKey().getBytes(StandardCharsets.UTF_8);
+        String distributionKey = accepted.reading().series().distributionKey();
+        byte[] deviceKey = distributionKey.getBytes(StandardCharsets.UTF_8);
         Routed.Placement placement = placement(record.key(), deviceKey, here);
         if (placement != Routed.Placement.HERE) {
-            misplaced.rerouted(placement, here, accepted.reading().series().distributionKey());
+            misplaced.rerouted(placement, here, distributionKey);
         }
         Routed routed = new Routed(verdict, record.key(), value, deviceKey, placement);
         Record<byte[], Routed> out = record.withValue(routed);
