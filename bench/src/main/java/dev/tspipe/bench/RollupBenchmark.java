@@ -4,7 +4,7 @@ import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.rows.Rollup;
-import dev.tspipe.processor.topology.RollupStep;
+import dev.tspipe.processor.store.RollupStep;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -4,7 +4,7 @@ import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.rows.Rollup;
-import dev.tspipe.processor.topology.RollupStep;
+import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.schemas.Reading;
 
 import org.junit.jupiter.api.Test;

@@ -9,24 +9,24 @@ import java.util.Set;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Cache;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
 import org.rocksdb.Filter;
 import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.WriteBufferManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one memory budget of every RocksDB instance in the JVM: tspipe's segments and Kafka Streams'
- * built-in stores (through {@link TspipeRocksDbConfigSetter}) share one block cache, one write
- * buffer manager charged to that cache, and one bloom filter policy.
+ * The one memory budget of every RocksDB database in the JVM (one {@link SeriesStore} per task): one
+ * block cache, one write buffer manager charged to that cache, and one bloom filter policy.
  *
- * <p>Without it, every RocksDB instance allocates its own 50 MiB block cache and up to 3 x 16 MiB
- * of memtables, and a node with many tasks (each with a few stores of several segments) grows
- * without bound. With it, block cache, index and filter blocks and memtables together stay under
- * the budget (memtables are charged to the cache, so they compete with cached blocks instead of
- * adding to them).
+ * <p>Without it, every column family would get its own block cache and up to 3 x 16 MiB of memtables, and
+ * a node with many tasks (each with dozens of time partitions) would grow without bound. With it, block
+ * cache, index and filter blocks and memtables together stay under the budget (memtables are charged to
+ * the cache, so they compete with cached blocks instead of adding to them).
  *
  * <h2>Knobs</h2>
  * <table>
@@ -37,31 +37,28 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>high-priority pool</td><td>10% of the cache</td><td>index and filter blocks are cached
  *       with high priority, so scans of data blocks do not evict them</td></tr>
  *   <tr><td>write buffer manager</td><td>half of the budget, charged to the cache; 64 KiB arena blocks</td><td>bounds
- *       all memtables together (the hard limit); when reached, a write flushes the memtable of the
- *       instance it writes to (see below for why tspipe flushes the largest ones before that)</td></tr>
- *   <tr><td>bloom filter</td><td>10 bits per key (about 1% false positives)</td><td>a point read
- *       ({@code get}) skips SST files that cannot hold the key</td></tr>
+ *       all memtables together (the hard limit)</td></tr>
+ *   <tr><td>bloom filter</td><td>10 bits per key (about 1% false positives), on every level</td><td>a point read
+ *       ({@code get}) skips SST files that cannot hold the key; duplicate checks mostly miss</td></tr>
  *   <tr><td>block size</td><td>{@value #BLOCK_SIZE_BYTES} bytes</td><td>rows are small; larger blocks
  *       compress better and keep the index small</td></tr>
  *   <tr><td>memtable</td><td>{@value #MEMTABLE_BYTES} bytes, at most {@value #MAX_MEMTABLES}</td>
- *       <td>per RocksDB instance, within the write buffer manager's total</td></tr>
+ *       <td>per column family, within the write buffer manager's total</td></tr>
  * </table>
  *
  * <h2>Memtables: the largest are flushed first</h2>
- * The write buffer manager alone flushes badly with many small instances: once its total is reached, every
- * write flushes the memtable <em>of the instance written to</em>, however small; with 12 tasks x 5 stores the
- * end-to-end benchmark measured thousands of flushes of 3 to 850 rows (a flush storm that kept the stream
- * thread waiting in {@code put}). So tspipe's segments register here, and {@link #balanceMemtables()} (called
- * by the stores every few thousand writes, at most every {@value #BALANCE_INTERVAL_MS} ms) flushes the largest
- * active memtables once together they pass a quarter of the budget, until they are under an eighth. The write
- * buffer manager (half the budget) stays as the hard limit behind it and is not reached in normal operation.
- * Kafka Streams' own stores (only {@code latest} in tspipe) get small memtables
- * ({@value #BUILT_IN_MEMTABLE_BYTES} bytes) instead.
+ * The write buffer manager alone flushes badly with many column families: once its total is reached, a
+ * write flushes a memtable however small (the end-to-end benchmark once measured thousands of flushes of 3 to
+ * 850 rows, a flush storm that kept the stream thread waiting). So every partition registers here, and
+ * {@link #balanceMemtables()} (called after each flush of a series store, at most every
+ * {@value #BALANCE_INTERVAL_MS} ms) flushes the largest active memtables once together they pass a quarter of
+ * the budget, until they are under an eighth. The write buffer manager (half the budget) stays as the hard limit
+ * behind it and is not reached in normal operation.
  *
  * <p>The budget is set once, before the first store opens: {@link #configure(long)} (the app reads
  * it from its configuration). Default {@value #DEFAULT_BUDGET_BYTES} bytes (256 MiB). The shared
- * objects live as long as the JVM and are never closed: closing them while one RocksDB instance still
- * uses them would crash the process.
+ * objects live as long as the JVM and are never closed: closing them while one database still uses them
+ * would crash the process.
  */
 public final class RocksDbMemory {
 
@@ -81,11 +78,9 @@ public final class RocksDbMemory {
     static final long ARENA_BLOCK_BYTES = 64L * 1024;
     static final long INFO_LOG_FILE_BYTES = 1024L * 1024;
     static final int MAX_MEMTABLES = 3;
-    /** Memtable size of Kafka Streams' built-in stores, which {@link #balanceMemtables()} does not see. */
-    static final long BUILT_IN_MEMTABLE_BYTES = 2L * 1024 * 1024;
     static final long BALANCE_INTERVAL_MS = 200;
-    private static final Object SEGMENTS_LOCK = new Object();
-    private static final Set<Segment> SEGMENTS = new LinkedHashSet<>();
+    private static final Object MEMTABLES_LOCK = new Object();
+    private static final Set<Memtable> MEMTABLES = new LinkedHashSet<>();
     private static long lastBalanceNanos = System.nanoTime();
     private static final double HIGH_PRIORITY_POOL_RATIO = 0.1;
     private static final double BLOOM_BITS_PER_KEY = 10;
@@ -136,76 +131,95 @@ public final class RocksDbMemory {
         return shared().bloomFilter;
     }
 
-    /**
-     * Applies the shared cache, write buffer manager and bloom filter to {@code options}, using
-     * {@code tableConfig} (which the caller then keeps, e.g. Kafka Streams' table config whose cache it
-     * reads back).
-     */
-    static void apply(Options options, BlockBasedTableConfig tableConfig) {
+    /** The table config of a series store's column families: the shared cache and bloom filter. */
+    static BlockBasedTableConfig tableConfig() {
         Shared memory = shared();
+        BlockBasedTableConfig tableConfig = new BlockBasedTableConfig();
         tableConfig.setBlockCache(memory.cache);
         tableConfig.setCacheIndexAndFilterBlocks(true);
         tableConfig.setCacheIndexAndFilterBlocksWithHighPriority(true);
         tableConfig.setPinTopLevelIndexAndFilter(true);
         tableConfig.setFilterPolicy(memory.bloomFilter);
         tableConfig.setBlockSize(BLOCK_SIZE_BYTES);
-        options.setWriteBufferManager(memory.writeBufferManager);
-        options.setWriteBufferSize(MEMTABLE_BYTES);
-        options.setArenaBlockSize(ARENA_BLOCK_BYTES);
-        options.setMaxWriteBufferNumber(MAX_MEMTABLES);
-        options.setMaxLogFileSize(INFO_LOG_FILE_BYTES);
-        options.setKeepLogFileNum(2);
-        options.setTableFormatConfig(tableConfig);
+        return tableConfig;
     }
 
-    /** Options of Kafka Streams' built-in RocksDB stores: {@link #apply} with smaller memtables. */
-    static void applyToBuiltIn(Options options, BlockBasedTableConfig tableConfig) {
-        apply(options, tableConfig);
-        options.setWriteBufferSize(BUILT_IN_MEMTABLE_BYTES);
+    /** Options of one column family of a series store: memtables within the budget, the given compression above the bottommost level. */
+    static ColumnFamilyOptions columnFamilyOptions(BlockBasedTableConfig tableConfig, CompressionType compression,
+                                                   CompressionType bottommost) {
+        return new ColumnFamilyOptions()
+                .setTableFormatConfig(tableConfig)
+                .setWriteBufferSize(MEMTABLE_BYTES)
+                .setArenaBlockSize(ARENA_BLOCK_BYTES)
+                .setMaxWriteBufferNumber(MAX_MEMTABLES)
+                .setCompressionType(compression)
+                .setBottommostCompressionType(bottommost)
+                // Duplicate checks and bucket reads mostly miss: keep the bloom filter on the last level too.
+                .setOptimizeFiltersForHits(false);
     }
 
-    static void register(Segment segment) {
-        synchronized (SEGMENTS_LOCK) {
-            SEGMENTS.add(segment);
+    /** Options of a series store's database: the shared write buffer manager, small info logs. */
+    static DBOptions dbOptions() {
+        return new DBOptions()
+                .setCreateIfMissing(true)
+                .setCreateMissingColumnFamilies(true)
+                .setWriteBufferManager(shared().writeBufferManager)
+                .setMaxLogFileSize(INFO_LOG_FILE_BYTES)
+                .setKeepLogFileNum(2)
+                .setMaxBackgroundJobs(2);
+    }
+
+    /** A memtable that {@link #balanceMemtables()} may flush: one column family of a series store. */
+    interface Memtable {
+        /** Bytes in the active (mutable) memtable. */
+        long activeMemtableBytes();
+
+        /** Asks RocksDB to flush the memtable in the background; returns at once. */
+        void requestFlush();
+    }
+
+    static void register(Memtable memtable) {
+        synchronized (MEMTABLES_LOCK) {
+            MEMTABLES.add(memtable);
         }
     }
 
-    /** Returns once no balancing pass uses {@code segment} any more; the caller may then close it. */
-    static void unregister(Segment segment) {
-        synchronized (SEGMENTS_LOCK) {
-            SEGMENTS.remove(segment);
+    /** Returns once no balancing pass uses {@code memtable} any more; the caller may then close it. */
+    static void unregister(Memtable memtable) {
+        synchronized (MEMTABLES_LOCK) {
+            MEMTABLES.remove(memtable);
         }
     }
 
     /**
-     * If the active memtables of all open segments together hold more than a quarter of the budget, asks
+     * If the active memtables of all open partitions together hold more than a quarter of the budget, asks
      * RocksDB to flush the largest (without waiting) until the rest hold at most an eighth. Cheap when there
      * is nothing to do; runs at most once per {@value #BALANCE_INTERVAL_MS} ms, whichever thread calls it.
      *
      * @return the number of memtables sent to flush
      */
     static int balanceMemtables() {
-        synchronized (SEGMENTS_LOCK) {
+        synchronized (MEMTABLES_LOCK) {
             long now = System.nanoTime();
             if (now - lastBalanceNanos < BALANCE_INTERVAL_MS * 1_000_000) {
                 return 0;
             }
             lastBalanceNanos = now;
-            return flushLargest(SEGMENTS, budgetBytes / 4, budgetBytes / 8);
+            return flushLargest(MEMTABLES, budgetBytes / 4, budgetBytes / 8);
         }
     }
 
     /**
      * The balancing pass itself: if the active memtables of {@code open} hold more than {@code triggerBytes},
      * flushes the largest until the others hold at most {@code targetBytes}. The caller holds
-     * {@code SEGMENTS_LOCK} or owns the segments (tests).
+     * {@code MEMTABLES_LOCK} or owns the partitions (tests).
      */
-    static int flushLargest(Collection<Segment> open, long triggerBytes, long targetBytes) {
+    static int flushLargest(Collection<? extends Memtable> open, long triggerBytes, long targetBytes) {
         List<Sized> sized = new ArrayList<>(open.size());
         long total = 0;
-        for (Segment segment : open) {
-            long bytes = segment.activeMemtableBytes();
-            sized.add(new Sized(segment, bytes));
+        for (Memtable memtable : open) {
+            long bytes = memtable.activeMemtableBytes();
+            sized.add(new Sized(memtable, bytes));
             total += bytes;
         }
         if (total <= triggerBytes) {
@@ -218,9 +232,9 @@ public final class RocksDbMemory {
                 break;
             }
             try {
-                entry.segment().requestFlush();
+                entry.memtable().requestFlush();
             } catch (RuntimeException e) {
-                // Another task's segment: its own next write reports the problem to its task.
+                // Another task's partition: its own next write reports the problem to its task.
                 LOG.warn("Could not flush a memtable to stay within the RocksDB memory budget: {}", e.toString());
                 continue;
             }
@@ -230,7 +244,7 @@ public final class RocksDbMemory {
         return flushed;
     }
 
-    private record Sized(Segment segment, long bytes) {
+    private record Sized(Memtable memtable, long bytes) {
     }
 
     private static synchronized Shared shared() {

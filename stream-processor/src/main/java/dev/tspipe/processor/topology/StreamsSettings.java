@@ -1,6 +1,5 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.store.TspipeRocksDbConfigSetter;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
@@ -32,8 +31,6 @@ public final class StreamsSettings {
         settings.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandlers.Deserialization.class);
         settings.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandlers.Processing.class);
         settings.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
-        // One memory budget for every RocksDB instance of the JVM (docs/storage.md).
-        settings.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, TspipeRocksDbConfigSetter.class);
         // A standby per task: with one instance it stays unassigned; with more, failover is fast.
         settings.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
         settings.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL_MS);

@@ -1,9 +1,10 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.store.SegmentedStoreSpec;
-import dev.tspipe.processor.store.LifecycleKeyValueStore;
+import dev.tspipe.processor.store.RollupStep;
+import dev.tspipe.processor.store.SeriesStoreSpec;
+import dev.tspipe.processor.store.Table;
+import dev.tspipe.processor.store.TableStore;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -13,12 +14,11 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
@@ -30,7 +30,7 @@ import java.util.Map;
  *                     ├─ keyed by device, in its partition ───────┐
  *                     └─ other key or partition ─► key by device ─► repartition ─► decode ─┴─► ingest ─► readings-dlq
  *                                                                               (expired, future)
- * ingest owns: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest
+ * ingest owns the task's series store: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest (one RocksDB, five changelogs)
  * </pre>
  *
  * Only records whose Kafka key is not their device, or that are not in the partition that
@@ -39,25 +39,14 @@ import java.util.Map;
  */
 public final class TspipeTopology {
 
-    /** Where the time-segmented stores come from; the production one is {@link LifecycleKeyValueStore#builder}. */
-    @FunctionalInterface
-    public interface SegmentedStoreFactory {
-        StoreBuilder<KeyValueStore<Bytes, byte[]>> builder(SegmentedStoreSpec spec);
-    }
-
     private TspipeTopology() {
     }
 
-    /** The production topology: raw rows and rollups in time-segmented RocksDB stores. */
+    /** The topology: raw rows, rollups and latest values in each task's series store. */
     public static Topology build(PipelineConfig config) {
-        return build(config, LifecycleKeyValueStore::builder);
-    }
-
-    /** The topology with another source of segmented stores (tests). */
-    public static Topology build(PipelineConfig config, SegmentedStoreFactory segmentedStores) {
         StreamsBuilder builder = new StreamsBuilder();
         List<String> storeNames = new ArrayList<>();
-        for (StoreBuilder<?> store : stores(config, segmentedStores)) {
+        for (StoreBuilder<?> store : stores(config)) {
             builder.addStateStore(store);
             storeNames.add(store.name());
         }
@@ -104,26 +93,21 @@ public final class TspipeTopology {
                 .defaultBranch(Branched.as("other-key"));
     }
 
-    static List<StoreBuilder<KeyValueStore<Bytes, byte[]>>> stores(PipelineConfig config, SegmentedStoreFactory segmentedStores) {
-        List<StoreBuilder<KeyValueStore<Bytes, byte[]>>> stores = new ArrayList<>();
-        // Kafka Streams' record cache only pays where several writes to one row fall into one commit interval:
-        // never for raw rows (each is written once), rarely for 1-minute buckets, almost always for hourly and
-        // daily buckets and the latest value during a backfill. Elsewhere it only adds a sorted-map insert and
-        // an eviction per write (docs/storage.md, "Record cache").
-        stores.add(segmented(segmentedStores, StoreNames.RAW, config.rawRetentionMs(), config.rawSegmentMs())
-                .withCachingDisabled());
-        for (RollupStep step : RollupStep.values()) {
-            StoreBuilder<KeyValueStore<Bytes, byte[]>> rollups = segmented(segmentedStores, StoreNames.rollup(step),
-                    config.rollupRetentionMs(step), Math.min(step.segment().toMillis(), config.rollupRetentionMs(step)));
-            stores.add(step == RollupStep.MINUTE ? rollups.withCachingDisabled() : rollups);
+    /** The five tables of the series store, one Kafka Streams store (and changelog) each (docs/storage.md). */
+    static List<StoreBuilder<TableStore>> stores(PipelineConfig config) {
+        SeriesStoreSpec spec = storeSpec(config);
+        List<StoreBuilder<TableStore>> stores = new ArrayList<>();
+        for (Table table : Table.values()) {
+            stores.add(TableStore.builder(table, spec));
         }
-        stores.add(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.LATEST), Serdes.Bytes(), Serdes.ByteArray())
-                .withCachingEnabled());
         return stores;
     }
 
-    private static StoreBuilder<KeyValueStore<Bytes, byte[]>> segmented(SegmentedStoreFactory factory, String name,
-                                                                        long retentionMs, long segmentMs) {
-        return factory.builder(SegmentedStoreSpec.of(name, Duration.ofMillis(retentionMs), Duration.ofMillis(segmentMs)));
+    static SeriesStoreSpec storeSpec(PipelineConfig config) {
+        Map<RollupStep, Duration> rollups = new EnumMap<>(RollupStep.class);
+        for (RollupStep step : RollupStep.values()) {
+            rollups.put(step, Duration.ofMillis(config.rollupRetentionMs(step)));
+        }
+        return SeriesStoreSpec.of(Duration.ofMillis(config.rawRetentionMs()), Duration.ofMillis(config.rawSegmentMs()), rollups);
     }
 }

@@ -6,7 +6,7 @@ import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.rows.LatestReading;
 import dev.tspipe.processor.rows.RawRow;
 import dev.tspipe.processor.topology.DeadLetters;
-import dev.tspipe.processor.topology.StoreNames;
+import dev.tspipe.processor.store.StoreNames;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Bytes;

@@ -2,7 +2,7 @@ package dev.tspipe.processor.it;
 
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.rows.Rollup;
-import dev.tspipe.processor.topology.RollupStep;
+import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
 import org.apache.kafka.streams.KafkaStreams;

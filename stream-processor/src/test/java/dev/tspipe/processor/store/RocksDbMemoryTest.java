@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import dev.tspipe.processor.keys.RowKey;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,27 +20,33 @@ class RocksDbMemoryTest {
     @TempDir
     Path dir;
 
-    private final List<Segment> segments = new ArrayList<>();
+    private static final long DAY = Duration.ofDays(1).toMillis();
+    private static final long T0 = 20_000 * DAY;
+    private final List<SeriesStore> stores = new ArrayList<>();
 
     @AfterEach
-    void closeSegments() {
-        segments.forEach(Segment::close);
+    void closeStores() {
+        stores.forEach(SeriesStore::close);
     }
 
-    private Segment segmentWithRows(String name, int rows) {
-        Segment segment = Segment.open(name, 1, dir.resolve(name).toFile(), true);
-        segments.add(segment);
+    /** A raw partition (a column family of a series store) whose memtable holds {@code rows} rows. */
+    private Partition segmentWithRows(String name, int rows) {
+        SeriesStore store = SeriesStore.open(SeriesStoreSpec.of(Duration.ofDays(7), Duration.ofDays(1),
+                Map.of(RollupStep.MINUTE, Duration.ofDays(30), RollupStep.HOUR, Duration.ofDays(30), RollupStep.DAY, Duration.ofDays(30))),
+                dir.resolve(name).toFile(), false);
+        stores.add(store);
         for (int i = 0; i < rows; i++) {
-            segment.put(String.format("dev-%06d#temp#9223370336854775807", i).getBytes(), new byte[ROW_BYTES]);
+            store.ingest(RowKey.withTimestamp(String.format("dev-%06d#temp#", i).getBytes(), T0), T0, new byte[ROW_BYTES], 0);
         }
-        return segment;
+        store.flush((table, key, value, timestamp) -> { });
+        return store.partitionsOf(Table.RAW).get(0);
     }
 
     @Test
     void flushesTheLargestMemtablesFirstUntilTheRestIsUnderTheTarget() {
-        Segment large = segmentWithRows("large", 20_000);
-        Segment medium = segmentWithRows("medium", 10_000);
-        Segment small = segmentWithRows("small", 100);
+        Partition large = segmentWithRows("large", 20_000);
+        Partition medium = segmentWithRows("medium", 10_000);
+        Partition small = segmentWithRows("small", 100);
         long largeBytes = large.activeMemtableBytes();
         long mediumBytes = medium.activeMemtableBytes();
         long smallBytes = small.activeMemtableBytes();
@@ -60,8 +68,8 @@ class RocksDbMemoryTest {
 
     @Test
     void doesNothingUnderTheTrigger() {
-        Segment one = segmentWithRows("one", 1_000);
-        Segment two = segmentWithRows("two", 1_000);
+        Partition one = segmentWithRows("one", 1_000);
+        Partition two = segmentWithRows("two", 1_000);
         long total = one.activeMemtableBytes() + two.activeMemtableBytes();
 
         assertThat(RocksDbMemory.flushLargest(List.of(one, two), total, 0)).isZero();

@@ -1,5 +1,7 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.processor.store.RollupStep;
+
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.junit.jupiter.api.Test;
 

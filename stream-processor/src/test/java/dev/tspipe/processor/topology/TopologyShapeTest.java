@@ -1,5 +1,7 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.processor.store.StoreNames;
+
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyDescription;
 import org.junit.jupiter.api.Test;

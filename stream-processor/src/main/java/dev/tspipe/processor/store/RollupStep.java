@@ -1,4 +1,4 @@
-package dev.tspipe.processor.topology;
+package dev.tspipe.processor.store;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.tspipe.processor.topology;
+package dev.tspipe.processor.store;
 
 /** Names of the state stores, shared by the topology and the query API. */
 public final class StoreNames {

@@ -11,38 +11,42 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 
 /**
- * A k-way merge of one RocksDB iterator per segment, in unsigned byte order (forward or reverse), that
- * skips rows expired at the moment they are reached. A key lives in exactly one segment (the one of its
- * timestamp), so the merge never sees a key twice.
+ * A k-way merge of one RocksDB iterator per time partition of one table, in unsigned byte order
+ * (forward or reverse), that skips rows expired at the moment they are reached. A key lives in exactly
+ * one partition (the one of its timestamp), so the merge never sees a key twice; the store opens it
+ * only on the partitions that overlap the range's time span.
  *
- * <p>Every method locks the store: the stream thread may drop a segment while an interactive query
- * iterates; the store then calls {@link #segmentDropped}, which releases that segment's iterator (all
- * its rows are expired, so the merge would have skipped them anyway).
+ * <p>Every method holds the store's read lock; the stream thread drops a partition under the write
+ * lock and then calls {@link #partitionDropped}, which releases that partition's iterator (all its rows
+ * are expired, so the merge would have skipped them anyway).
  */
-final class MergedSegmentIterator implements KeyValueIterator<Bytes, byte[]> {
+final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
 
-    private final SegmentedKeyValueStore store;
+    private final SeriesStore store;
+    private final Table table;
     private final PriorityQueue<Source> heap;
     private final List<Source> sources = new ArrayList<>();
     private KeyValue<Bytes, byte[]> next;
-    private boolean closed;
+    private volatile boolean closed;
 
     /**
      * @param lower          first key (inclusive), or null for unbounded
      * @param upperExclusive first key after the range, or null for unbounded
      */
-    MergedSegmentIterator(SegmentedKeyValueStore store, List<Segment> segments, byte[] lower, byte[] upperExclusive,
-                          boolean reverse) {
+    PartitionIterator(SeriesStore store, Table table, RocksDB db, List<Partition> partitions, byte[] lower,
+                      byte[] upperExclusive, boolean reverse) {
         this.store = store;
+        this.table = table;
         Comparator<Source> order = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
-        this.heap = new PriorityQueue<>(Math.max(1, segments.size()), reverse ? order.reversed() : order);
+        this.heap = new PriorityQueue<>(Math.max(1, partitions.size()), reverse ? order.reversed() : order);
         try {
-            for (Segment segment : segments) {
-                Source source = new Source(segment, lower, upperExclusive, reverse);
+            for (Partition partition : partitions) {
+                Source source = new Source(db, partition, lower, upperExclusive, reverse);
                 sources.add(source);
                 if (source.key != null) {
                     heap.add(source);
@@ -58,73 +62,86 @@ final class MergedSegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
     @Override
     public boolean hasNext() {
-        synchronized (store) {
+        store.readLock().lock();
+        try {
             checkOpen();
             fill();
             return next != null;
+        } finally {
+            store.readLock().unlock();
         }
     }
 
     @Override
     public KeyValue<Bytes, byte[]> next() {
-        synchronized (store) {
+        store.readLock().lock();
+        try {
             checkOpen();
             fill();
             if (next == null) {
-                throw new NoSuchElementException("no more rows in store " + store.name());
+                throw new NoSuchElementException("no more rows in store " + table.storeName());
             }
             KeyValue<Bytes, byte[]> result = next;
             next = null;
             return result;
+        } finally {
+            store.readLock().unlock();
         }
     }
 
     @Override
     public Bytes peekNextKey() {
-        synchronized (store) {
+        store.readLock().lock();
+        try {
             checkOpen();
             fill();
             if (next == null) {
-                throw new NoSuchElementException("no more rows in store " + store.name());
+                throw new NoSuchElementException("no more rows in store " + table.storeName());
             }
             return next.key;
+        } finally {
+            store.readLock().unlock();
         }
     }
 
     @Override
     public void close() {
-        synchronized (store) {
+        store.readLock().lock();
+        try {
             if (!closed) {
                 release();
                 store.iteratorClosed(this);
             }
+        } finally {
+            store.readLock().unlock();
         }
     }
 
-    /** Closes the iterator because the store closes; later use fails as Kafka Streams' own iterators do. */
+    /** Closes the iterator because the store closes (write lock held); later use fails as Kafka Streams' own iterators do. */
     void closeWithStore() {
         if (!closed) {
             release();
         }
     }
 
-    void segmentDropped(long segmentId) {
+    /** Called with the store's write lock held, before the partition's column family is dropped. */
+    void partitionDropped(Partition partition) {
         for (Source source : sources) {
-            if (source.segmentId == segmentId) {
+            if (source.partition == partition) {
                 heap.remove(source);
                 source.close();
             }
         }
     }
 
-    private void release() {
+    private synchronized void release() {
         closed = true;
         next = null;
         heap.clear();
         sources.forEach(Source::close);
     }
 
-    private void fill() {
+    private synchronized void fill() {
         while (next == null && !heap.isEmpty()) {
             Source top = heap.poll();
             byte[] key = top.key;
@@ -135,7 +152,7 @@ final class MergedSegmentIterator implements KeyValueIterator<Bytes, byte[]> {
             } else {
                 top.close();
             }
-            if (!store.isExpiredKey(key)) {
+            if (!store.isExpiredKey(table, key)) {
                 next = KeyValue.pair(Bytes.wrap(key), value);
             }
         }
@@ -143,13 +160,13 @@ final class MergedSegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
     private void checkOpen() {
         if (closed) {
-            throw new InvalidStateStoreException("the iterator of store " + store.name() + " is closed");
+            throw new InvalidStateStoreException("the iterator of store " + table.storeName() + " is closed");
         }
     }
 
-    /** The iterator of one segment, with its current row copied out (null key: exhausted). */
+    /** The iterator of one partition, with its current row copied out (null key: exhausted). */
     private static final class Source {
-        final long segmentId;
+        final Partition partition;
         private final byte[] lower;
         private final byte[] upperExclusive;
         private final boolean reverse;
@@ -160,8 +177,8 @@ final class MergedSegmentIterator implements KeyValueIterator<Bytes, byte[]> {
         byte[] key;
         byte[] value;
 
-        Source(Segment segment, byte[] lower, byte[] upperExclusive, boolean reverse) {
-            this.segmentId = segment.id;
+        Source(RocksDB db, Partition partition, byte[] lower, byte[] upperExclusive, boolean reverse) {
+            this.partition = partition;
             this.lower = lower;
             this.upperExclusive = upperExclusive;
             this.reverse = reverse;
@@ -176,7 +193,7 @@ final class MergedSegmentIterator implements KeyValueIterator<Bytes, byte[]> {
             if (upperSlice != null) {
                 readOptions.setIterateUpperBound(upperSlice);
             }
-            this.iterator = segment.newIterator(readOptions);
+            this.iterator = db.newIterator(partition.handle, readOptions);
             if (reverse) {
                 if (upperExclusive == null) {
                     iterator.seekToLast();

@@ -1,0 +1,76 @@
+package dev.tspipe.processor.store;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The changelog record of a grouped table ({@link Table#grouped()}): the rows one commit wrote for one
+ * series. Key: the series prefix {@code device#metric#}. Value:
+ *
+ * <table>
+ *   <caption>Byte layout (big-endian)</caption>
+ *   <tr><th>length</th><th>content</th></tr>
+ *   <tr><td>1</td><td>format version, {@value #VERSION}</td></tr>
+ *   <tr><td>per row: 8</td><td>the row's timestamp (epoch millis; the key's reversed timestamp is {@code Long.MAX_VALUE} minus it)</td></tr>
+ *   <tr><td>per row: 4</td><td>length of the row's value</td></tr>
+ *   <tr><td>per row: n</td><td>the row's value, as stored</td></tr>
+ * </table>
+ *
+ * Rows are in the order they were written; a later row with the same timestamp replaces an earlier one
+ * (a correction), within a record and across records.
+ */
+final class ChangelogGroup {
+
+    static final byte VERSION = 1;
+    /** Rows are split into several records above this size, well below any broker's record limit. */
+    static final int MAX_VALUE_BYTES = 256 * 1024;
+    private static final int ROW_OVERHEAD = 12;
+
+    private ChangelogGroup() {
+    }
+
+    /** One row of a group. */
+    record Row(long epochMillis, byte[] value) {
+    }
+
+    /** Encodes {@code rows} as one or more record values of at most {@link #MAX_VALUE_BYTES} (one row alone may be larger). */
+    static List<byte[]> encode(List<Row> rows) {
+        List<byte[]> values = new ArrayList<>(1);
+        int start = 0;
+        while (start < rows.size()) {
+            int size = 1;
+            int end = start;
+            while (end < rows.size() && (end == start || size + ROW_OVERHEAD + rows.get(end).value.length <= MAX_VALUE_BYTES)) {
+                size += ROW_OVERHEAD + rows.get(end).value.length;
+                end++;
+            }
+            ByteBuffer buffer = ByteBuffer.allocate(size).put(VERSION);
+            for (int i = start; i < end; i++) {
+                Row row = rows.get(i);
+                buffer.putLong(row.epochMillis).putInt(row.value.length).put(row.value);
+            }
+            values.add(buffer.array());
+            start = end;
+        }
+        return values;
+    }
+
+    /** The rows of one record value. */
+    static List<Row> decode(byte[] value) {
+        ByteBuffer buffer = ByteBuffer.wrap(value);
+        byte version = buffer.get();
+        if (version != VERSION) {
+            throw new IllegalArgumentException("changelog group of format version " + version + ", expected " + VERSION
+                    + "; a changelog written by another tspipe version: reset the application to rebuild the tables");
+        }
+        List<Row> rows = new ArrayList<>();
+        while (buffer.hasRemaining()) {
+            long epochMillis = buffer.getLong();
+            byte[] row = new byte[buffer.getInt()];
+            buffer.get(row);
+            rows.add(new Row(epochMillis, row));
+        }
+        return rows;
+    }
+}

@@ -1,0 +1,64 @@
+package dev.tspipe.processor.store;
+
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+
+/**
+ * One time partition of one table: a RocksDB column family named {@code <store name>.<id>} holding the
+ * rows whose timestamp is in {@code [id × span, (id + 1) × span)}. Dropped whole (the column family is
+ * dropped) when all of its span has expired.
+ */
+final class Partition implements RocksDbMemory.Memtable {
+
+    /** Upper levels of the newest partition of a table: cheap to write. */
+    static final CompressionType HOT_COMPRESSION = CompressionType.LZ4_COMPRESSION;
+    /** Every level of older partitions, and the bottommost level of the newest: small. */
+    static final CompressionType COLD_COMPRESSION = CompressionType.ZSTD_COMPRESSION;
+
+    final Table table;
+    final long id;
+    final ColumnFamilyHandle handle;
+    final CompressionType compression;
+    private final RocksDB db;
+
+    Partition(Table table, long id, ColumnFamilyHandle handle, CompressionType compression, RocksDB db) {
+        this.table = table;
+        this.id = id;
+        this.handle = handle;
+        this.compression = compression;
+        this.db = db;
+    }
+
+    static String columnFamilyName(Table table, long id) {
+        return table.storeName() + "." + id;
+    }
+
+    String name() {
+        return columnFamilyName(table, id);
+    }
+
+    long longProperty(String property) {
+        try {
+            return db.getLongProperty(handle, property);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("cannot read property " + property + " of partition " + name(), e);
+        }
+    }
+
+    @Override
+    public long activeMemtableBytes() {
+        return longProperty("rocksdb.cur-size-active-mem-table");
+    }
+
+    @Override
+    public void requestFlush() {
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(false)) {
+            db.flush(options, handle);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("cannot flush partition " + name(), e);
+        }
+    }
+}

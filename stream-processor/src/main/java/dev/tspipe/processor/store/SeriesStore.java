@@ -1,0 +1,764 @@
+package dev.tspipe.processor.store;
+
+import dev.tspipe.processor.keys.MalformedKeyException;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.rows.Rollup;
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state of one task: raw rows, 1m/1h/1d buckets and the latest reading of every series of the
+ * task's partition, in one RocksDB database whose column families are the tables' time partitions
+ * (docs/storage.md). It owns the write path (a reading becomes its raw row, its three buckets and the
+ * series' latest value; duplicates are no-ops, corrections fix every bucket), stream time, expiry (a
+ * partition is dropped whole once all of its span has expired), the changelog records and the restore.
+ *
+ * <h2>Write-back</h2>
+ * {@link #ingest} writes into a heap buffer per series ({@link SeriesBuffer}); {@link #flush}, which Kafka
+ * Streams calls before every commit (through {@link TableStore#flushCache}), writes everything of the
+ * commit interval in one RocksDB {@link WriteBatch} and sends its changelog records inside the task's
+ * transaction: one record per series for raw rows and one for 1-minute buckets ({@link ChangelogGroup}),
+ * one per changed key for hourly and daily buckets and latest values. In-order readings read nothing
+ * from RocksDB: the buffer knows each series' latest timestamp and last buckets, and a reading newer
+ * than its series' latest cannot be a duplicate nor fall into a bucket that is not already known.
+ *
+ * <h2>Reads</h2>
+ * {@link #get} and {@link #range} read what the last flush wrote (interactive queries therefore see
+ * committed data, at most one commit interval old), from the partitions that overlap the key range's
+ * time span only. Any thread may read; the stream thread writes. Column families are created and
+ * dropped under a write lock that readers share.
+ */
+public final class SeriesStore implements AutoCloseable {
+
+    /** What {@link #ingest} did with a reading. */
+    public enum Outcome { STORED, CORRECTED, DUPLICATE }
+
+    /** Where {@link #flush} sends changelog records: to the changelog of {@code table}'s store. */
+    @FunctionalInterface
+    public interface Changelog {
+        void send(Table table, byte[] key, byte[] value, long timestamp);
+    }
+
+    static final long NO_STREAM_TIME = Long.MIN_VALUE;
+    /** The subdirectory of the task directory that holds the database. */
+    public static final String DIRECTORY = "series";
+    private static final Logger LOG = LoggerFactory.getLogger(SeriesStore.class);
+    private static final byte[] STREAM_TIME_KEY = "stream-time".getBytes(StandardCharsets.US_ASCII);
+    /** Series whose state stays known between flushes; beyond it the clean ones are forgotten (about 300 bytes each). */
+    static final int MAX_KNOWN_SERIES = 65_536;
+
+    private final SeriesStoreSpec spec;
+    private final File dir;
+    private final DBOptions dbOptions;
+    private final ColumnFamilyOptions hotOptions;
+    private final ColumnFamilyOptions coldOptions;
+    private final ColumnFamilyOptions metaOptions;
+    private final WriteOptions writeOptions;
+    private final RocksDB db;
+    private final List<ColumnFamilyHandle> metaHandles = new ArrayList<>();
+    private final ColumnFamilyHandle meta;
+    private final Map<Table, TreeMap<Long, Partition>> partitions = new EnumMap<>(Table.class);
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Set<PartitionIterator> iterators = ConcurrentHashMap.newKeySet();
+    private final Map<Bytes, SeriesBuffer> series = new HashMap<>();
+    private final List<SeriesBuffer> dirty = new ArrayList<>();
+    private volatile long streamTime;
+    private volatile boolean open;
+
+    private SeriesStore(SeriesStoreSpec spec, File dir, boolean writeAheadLog) {
+        this.spec = spec;
+        this.dir = dir;
+        if (!dir.isDirectory() && !dir.mkdirs()) {
+            throw new ProcessorStateException("cannot create the directory " + dir + " of the series store");
+        }
+        BlockBasedTableConfig tableConfig = RocksDbMemory.tableConfig();
+        dbOptions = RocksDbMemory.dbOptions();
+        hotOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Partition.HOT_COMPRESSION, Partition.COLD_COMPRESSION);
+        coldOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Partition.COLD_COMPRESSION, Partition.COLD_COMPRESSION);
+        metaOptions = RocksDbMemory.columnFamilyOptions(tableConfig, CompressionType.NO_COMPRESSION, CompressionType.NO_COMPRESSION);
+        // Exactly once, the changelog is the write-ahead log, as for Kafka Streams' own RocksDB stores (a crash
+        // means a restore); at least once, Kafka Streams writes a checkpoint after commits, so the data must
+        // survive a crash of the process: RocksDB's WAL (not synced) does that.
+        writeOptions = new WriteOptions().setDisableWAL(!writeAheadLog);
+        for (Table table : Table.values()) {
+            partitions.put(table, new TreeMap<>());
+        }
+        try {
+            db = openDatabase();
+        } catch (RocksDBException | RuntimeException e) {
+            closeOptions();
+            throw new ProcessorStateException("cannot open the series store in " + dir + ": " + e.getMessage()
+                    + "; delete the directory to rebuild it from the changelogs", e);
+        }
+        meta = metaHandles.get(0);
+        streamTime = readStreamTime();
+        open = true;
+        for (Partition partition : allPartitions()) {
+            RocksDbMemory.register(partition);
+        }
+        dropExpiredPartitions();
+    }
+
+    /**
+     * Opens (or creates) the store in {@code dir}.
+     *
+     * @param writeAheadLog whether RocksDB keeps a write-ahead log (at least once: yes; exactly once the changelog is the log)
+     */
+    public static SeriesStore open(SeriesStoreSpec spec, File dir, boolean writeAheadLog) {
+        return new SeriesStore(spec, dir, writeAheadLog);
+    }
+
+    private RocksDB openDatabase() throws RocksDBException {
+        List<byte[]> names;
+        if (new File(dir, "CURRENT").isFile()) {
+            try (Options options = new Options()) {
+                names = RocksDB.listColumnFamilies(options, dir.getAbsolutePath());
+            }
+        } else {
+            names = List.of(RocksDB.DEFAULT_COLUMN_FAMILY);
+        }
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        List<Table> tables = new ArrayList<>();
+        List<Long> ids = new ArrayList<>();
+        Map<Table, Long> newest = new EnumMap<>(Table.class);
+        for (byte[] name : names) {
+            String text = new String(name, StandardCharsets.UTF_8);
+            int dot = text.lastIndexOf('.');
+            Table table = dot < 0 ? null : Table.ofStoreName(text.substring(0, dot));
+            if (table != null) {
+                newest.merge(table, Long.parseLong(text.substring(dot + 1)), Math::max);
+            }
+        }
+        for (byte[] name : names) {
+            String text = new String(name, StandardCharsets.UTF_8);
+            int dot = text.lastIndexOf('.');
+            Table table = dot < 0 ? null : Table.ofStoreName(text.substring(0, dot));
+            if (Arrays.equals(name, RocksDB.DEFAULT_COLUMN_FAMILY)) {
+                descriptors.add(0, new ColumnFamilyDescriptor(name, metaOptions));
+                tables.add(0, null);
+                ids.add(0, -1L);
+            } else if (table != null) {
+                long id = Long.parseLong(text.substring(dot + 1));
+                descriptors.add(new ColumnFamilyDescriptor(name, id == newest.get(table) ? hotOptions : coldOptions));
+                tables.add(table);
+                ids.add(id);
+            } else {
+                throw new ProcessorStateException("unknown column family '" + text + "' in the series store in " + dir);
+            }
+        }
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        RocksDB opened = RocksDB.open(dbOptions, dir.getAbsolutePath(), descriptors, handles);
+        metaHandles.add(handles.get(0));
+        for (int i = 1; i < handles.size(); i++) {
+            Table table = tables.get(i);
+            long id = ids.get(i);
+            CompressionType compression = id == newest.get(table) ? Partition.HOT_COMPRESSION : Partition.COLD_COMPRESSION;
+            partitions.get(table).put(id, new Partition(table, id, handles.get(i), compression, opened));
+        }
+        return opened;
+    }
+
+    public SeriesStoreSpec spec() {
+        return spec;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Time
+
+    /** The largest raw row timestamp written or restored, if any: the task's stream time (docs/design.md §5). */
+    public OptionalLong streamTime() {
+        long time = streamTime;
+        return time == NO_STREAM_TIME ? OptionalLong.empty() : OptionalLong.of(time);
+    }
+
+    boolean isExpired(Table table, long epochMillis) {
+        long time = streamTime;
+        return table.timeKeyed() && time != NO_STREAM_TIME && epochMillis < time - spec.retentionMs(table);
+    }
+
+    boolean isExpiredKey(Table table, byte[] key) {
+        return table.timeKeyed() && isExpired(table, timestampOf(key));
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The write path (stream thread)
+
+    /**
+     * Stores one reading: its raw row under {@code rowKey}, its 1m/1h/1d buckets and the series' latest
+     * reading. The same row again is a no-op; another value at the same timestamp replaces the row and
+     * corrects every bucket (min and max recomputed from the raw rows when the old value was one of them
+     * and the bucket is within the raw lifecycle). The caller has checked the reading against stream time.
+     *
+     * @param row   the raw row's bytes ({@code RawRow.toBytes()}), canonical
+     * @param value the reading's value (the row's first field)
+     */
+    public Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
+        validateOpen();
+        byte[] prefix = RowKey.seriesPrefixOf(rowKey);
+        SeriesBuffer buffer = buffer(prefix);
+        long newest = buffer.latestMillis;
+        byte[] old = buffer.rows.get(epochMillis);
+        if (old == null && newest != SeriesBuffer.NONE && epochMillis <= newest) {
+            old = get(Table.RAW, rowKey);
+        }
+        if (old != null && Arrays.equals(old, row)) {
+            return Outcome.DUPLICATE;
+        }
+        buffer.rows.put(epochMillis, row);
+        markDirty(buffer);
+        if (epochMillis > streamTime) {
+            streamTime = epochMillis;
+        }
+        double oldValue = old == null ? Double.NaN : ByteBuffer.wrap(old).getDouble();
+        for (RollupStep step : RollupStep.values()) {
+            updateBucket(buffer, step, epochMillis, value, old != null, oldValue, newest);
+        }
+        if (newest == SeriesBuffer.NONE || epochMillis >= newest) {
+            buffer.setLatest(epochMillis, ByteBuffer.allocate(8 + row.length).putLong(epochMillis).put(row).array());
+        }
+        return old == null ? Outcome.STORED : Outcome.CORRECTED;
+    }
+
+    private void updateBucket(SeriesBuffer buffer, RollupStep step, long epochMillis, double value, boolean correction,
+                              double oldValue, long newest) {
+        long start = step.bucketStart(epochMillis);
+        byte[] current = buffer.knownBucket(step, start);
+        // A bucket that starts after the series' newest reading cannot exist yet.
+        if (current == null && newest != SeriesBuffer.NONE && start <= newest) {
+            current = get(Table.of(step), RowKey.withTimestamp(buffer.prefix, start));
+            if (current != null) {
+                buffer.remember(step, start, current);
+            }
+        }
+        Rollup updated;
+        if (current == null) {
+            updated = Rollup.of(value, epochMillis);
+        } else {
+            Rollup bucket = Rollup.fromBytes(current);
+            if (!correction) {
+                updated = bucket.add(value, epochMillis);
+            } else if (bucket.extremeIs(oldValue) && start >= streamTime - spec.retentionMs(Table.RAW)) {
+                updated = recompute(buffer, step, start);
+            } else {
+                // The bucket reaches past the raw lifecycle: its raw rows are partly gone, so adjust in place.
+                updated = bucket.replace(oldValue, value, epochMillis);
+            }
+        }
+        buffer.putBucket(step, start, updated.toBytes());
+    }
+
+    /** The bucket from its raw rows (the new value already written), newest first: exact min and max again. */
+    private Rollup recompute(SeriesBuffer buffer, RollupStep step, long start) {
+        long end = start + step.sizeMillis();
+        NavigableMap<Long, Double> values = new TreeMap<>();
+        try (KeyValueIterator<Bytes, byte[]> rows = range(Table.RAW, RowKey.withTimestamp(buffer.prefix, end - 1),
+                Arrays.copyOf(RowKey.withTimestamp(buffer.prefix, start), buffer.prefix.length + RowKey.TIMESTAMP_DIGITS + 1), false)) {
+            while (rows.hasNext()) {
+                KeyValue<Bytes, byte[]> row = rows.next();
+                values.put(RowKey.timestampOf(row.key.get()), ByteBuffer.wrap(row.value).getDouble());
+            }
+        }
+        buffer.rows.forEach((millis, row) -> {
+            if (millis >= start && millis < end && !isExpired(Table.RAW, millis)) {
+                values.put(millis, ByteBuffer.wrap(row).getDouble());
+            }
+        });
+        Rollup bucket = null;
+        for (Map.Entry<Long, Double> row : values.descendingMap().entrySet()) {
+            bucket = bucket == null ? Rollup.of(row.getValue(), row.getKey()) : bucket.add(row.getValue(), row.getKey());
+        }
+        return bucket;
+    }
+
+    private SeriesBuffer buffer(byte[] prefix) {
+        Bytes key = Bytes.wrap(prefix);
+        SeriesBuffer buffer = series.get(key);
+        if (buffer == null) {
+            buffer = new SeriesBuffer(prefix);
+            byte[] latest = get(Table.LATEST, prefix);
+            if (latest != null) {
+                buffer.latestMillis = ByteBuffer.wrap(latest).getLong();
+                buffer.latestValue = latest;
+            }
+            series.put(key, buffer);
+        }
+        return buffer;
+    }
+
+    private void markDirty(SeriesBuffer buffer) {
+        if (!buffer.dirty) {
+            buffer.dirty = true;
+            dirty.add(buffer);
+        }
+    }
+
+    /** Whether {@link #flush} has anything to write. */
+    public boolean hasPendingWrites() {
+        return !dirty.isEmpty();
+    }
+
+    /**
+     * Writes everything ingested since the last flush: one RocksDB write batch (with stream time), and the
+     * changelog records through {@code changelog}. Rows that have expired since they were ingested (stream
+     * time moved on within the interval) are left out of both. Then drops the partitions that have expired.
+     */
+    public void flush(Changelog changelog) {
+        validateOpen();
+        if (dirty.isEmpty()) {
+            return;
+        }
+        try (WriteBatch batch = new WriteBatch()) {
+            for (SeriesBuffer buffer : dirty) {
+                writeGroup(batch, changelog, Table.RAW, buffer.prefix, buffer.rows);
+                writeGroup(batch, changelog, Table.MINUTE, buffer.prefix, buffer.buckets.get(RollupStep.MINUTE));
+                for (RollupStep step : List.of(RollupStep.HOUR, RollupStep.DAY)) {
+                    Table table = Table.of(step);
+                    for (Map.Entry<Long, byte[]> bucket : buffer.buckets.get(step).entrySet()) {
+                        if (isExpired(table, bucket.getKey())) {
+                            continue;
+                        }
+                        byte[] key = RowKey.withTimestamp(buffer.prefix, bucket.getKey());
+                        batch.put(partitionForWrite(table, bucket.getKey()).handle, key, bucket.getValue());
+                        changelog.send(table, key, bucket.getValue(), bucket.getKey());
+                    }
+                }
+                if (buffer.latestDirty) {
+                    batch.put(partitionForWrite(Table.LATEST, 0).handle, buffer.prefix, buffer.latestValue);
+                    changelog.send(Table.LATEST, buffer.prefix, buffer.latestValue, buffer.latestMillis);
+                }
+            }
+            batch.put(meta, STREAM_TIME_KEY, ByteBuffer.allocate(8).putLong(streamTime).array());
+            write(batch);
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot write to the series store in " + dir, e);
+        }
+        dirty.forEach(SeriesBuffer::clean);
+        dirty.clear();
+        if (series.size() > MAX_KNOWN_SERIES) {
+            series.clear();
+        }
+        dropExpiredPartitions();
+        RocksDbMemory.balanceMemtables();
+    }
+
+    private void writeGroup(WriteBatch batch, Changelog changelog, Table table, byte[] prefix, Map<Long, byte[]> rows)
+            throws RocksDBException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        List<ChangelogGroup.Row> group = new ArrayList<>(rows.size());
+        long newest = Long.MIN_VALUE;
+        for (Map.Entry<Long, byte[]> row : rows.entrySet()) {
+            long millis = row.getKey();
+            if (isExpired(table, millis)) {
+                continue;
+            }
+            batch.put(partitionForWrite(table, millis).handle, RowKey.withTimestamp(prefix, millis), row.getValue());
+            group.add(new ChangelogGroup.Row(millis, row.getValue()));
+            newest = Math.max(newest, millis);
+        }
+        for (byte[] value : ChangelogGroup.encode(group)) {
+            changelog.send(table, prefix, value, newest);
+        }
+    }
+
+    private void write(WriteBatch batch) throws RocksDBException {
+        lock.readLock().lock();
+        try {
+            validateOpen();
+            db.write(writeOptions, batch);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Restore (the restoring or standby task's thread)
+
+    /**
+     * Applies changelog records of {@code table}'s store, in their order: rows of grouped records and
+     * single rows are written as they were, rows expired by then are skipped, stream time advances with the
+     * raw rows as when processing. A null value (never written by tspipe) deletes the key.
+     */
+    public void restore(Table table, Collection<KeyValue<byte[], byte[]>> records) {
+        validateOpen();
+        // What the buffers know may be stale once rows arrive from elsewhere (a standby promoted, then demoted).
+        series.clear();
+        dirty.clear();
+        try (WriteBatch batch = new WriteBatch()) {
+            for (KeyValue<byte[], byte[]> record : records) {
+                if (table.grouped()) {
+                    if (record.value == null) {
+                        continue;
+                    }
+                    for (ChangelogGroup.Row row : ChangelogGroup.decode(record.value)) {
+                        restoreRow(batch, table, RowKey.withTimestamp(record.key, row.epochMillis()), row.epochMillis(), row.value());
+                    }
+                } else {
+                    long millis = table.timeKeyed() ? timestampOf(record.key) : 0;
+                    restoreRow(batch, table, record.key, millis, record.value);
+                }
+            }
+            batch.put(meta, STREAM_TIME_KEY, ByteBuffer.allocate(8).putLong(streamTime).array());
+            write(batch);
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot restore into the series store in " + dir, e);
+        }
+        dropExpiredPartitions();
+        RocksDbMemory.balanceMemtables();
+    }
+
+    private void restoreRow(WriteBatch batch, Table table, byte[] key, long millis, byte[] value) throws RocksDBException {
+        if (isExpired(table, millis)) {
+            return;
+        }
+        if (value == null) {
+            Partition partition = partitions.get(table).get(spec.partitionOf(table, millis));
+            if (partition != null) {
+                batch.delete(partition.handle, key);
+            }
+            return;
+        }
+        batch.put(partitionForWrite(table, millis).handle, key, value);
+        if (table == Table.RAW && millis > streamTime) {
+            streamTime = millis;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Reads (any thread)
+
+    /**
+     * The stored value of {@code key} in {@code table} as of the last flush, or null (also when expired).
+     *
+     * @throws IllegalArgumentException if a time-keyed table's key does not end with a 19-digit reversed timestamp
+     */
+    public byte[] get(Table table, byte[] key) {
+        long millis = table.timeKeyed() ? timestampOf(key) : 0;
+        if (isExpired(table, millis)) {
+            return null;
+        }
+        lock.readLock().lock();
+        try {
+            validateOpen();
+            Partition partition = partitions.get(table).get(spec.partitionOf(table, millis));
+            return partition == null ? null : db.get(partition.handle, key);
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot read from the series store in " + dir, e);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The rows of {@code table} with {@code lower <= key < upperExclusive} (null: unbounded), in unsigned byte
+     * order or its reverse, as of the last flush and without expired rows. When both bounds are row keys of one
+     * series, only the partitions that overlap their time span are read. The iterator must be closed.
+     */
+    public KeyValueIterator<Bytes, byte[]> range(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
+        lock.readLock().lock();
+        try {
+            validateOpen();
+            List<Partition> overlapping = new ArrayList<>();
+            if (lower == null || upperExclusive == null || Arrays.compareUnsigned(lower, upperExclusive) < 0) {
+                long[] span = table.timeKeyed() ? timeSpan(lower, upperExclusive) : null;
+                NavigableMap<Long, Partition> all = partitions.get(table);
+                overlapping.addAll(span == null ? all.values()
+                        : all.subMap(spec.partitionOf(table, span[0]), true, spec.partitionOf(table, span[1]), true).values());
+            }
+            PartitionIterator iterator = new PartitionIterator(this, table, db, overlapping, lower, upperExclusive, reverse);
+            iterators.add(iterator);
+            return iterator;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The oldest and newest timestamp a key in {@code [lower, upperExclusive)} can have, when both bounds are
+     * keys of one series (the upper one possibly followed by one more byte, as {@code RowKey.seriesRange}
+     * makes it); otherwise null.
+     */
+    static long[] timeSpan(byte[] lower, byte[] upperExclusive) {
+        if (lower == null || upperExclusive == null) {
+            return null;
+        }
+        // A key of the series is as long as `lower`; one below a longer bound is at most the bound's first bytes.
+        byte[] upper = upperExclusive.length > lower.length ? Arrays.copyOf(upperExclusive, lower.length) : upperExclusive;
+        if (upper.length != lower.length || lower.length <= RowKey.TIMESTAMP_DIGITS
+                || !Arrays.equals(lower, 0, lower.length - RowKey.TIMESTAMP_DIGITS, upper, 0, upper.length - RowKey.TIMESTAMP_DIGITS)) {
+            return null;
+        }
+        try {
+            // Reversed timestamps: the smaller key is the newer time.
+            return new long[] {RowKey.timestampOf(upper), RowKey.timestampOf(lower)};
+        } catch (MalformedKeyException e) {
+            return null;
+        }
+    }
+
+    /** Sum of RocksDB's key estimates over {@code table}'s partitions; may count expired rows not yet dropped. */
+    public long approximateRows(Table table) {
+        lock.readLock().lock();
+        try {
+            validateOpen();
+            long total = 0;
+            for (Partition partition : partitions.get(table).values()) {
+                long estimate = partition.longProperty("rocksdb.estimate-num-keys");
+                if (estimate < 0 || total + estimate < 0) {
+                    return Long.MAX_VALUE;
+                }
+                total += estimate;
+            }
+            return total;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Per live partition of {@code table}, oldest first: its span, estimated rows, bytes and compression. */
+    public List<SegmentStatistics> partitionStatistics(Table table) {
+        lock.readLock().lock();
+        try {
+            validateOpen();
+            List<SegmentStatistics> statistics = new ArrayList<>();
+            long span = spec.spanMs(table);
+            for (Partition partition : partitions.get(table).values()) {
+                long start = table.timeKeyed() ? partition.id * span : Long.MIN_VALUE;
+                long end = table.timeKeyed() ? start + span : Long.MAX_VALUE;
+                statistics.add(new SegmentStatistics(partition.id, start, end,
+                        partition.longProperty("rocksdb.estimate-num-keys"),
+                        partition.longProperty("rocksdb.live-sst-files-size"),
+                        partition.longProperty("rocksdb.cur-size-all-mem-tables"),
+                        partition.compression, Partition.COLD_COMPRESSION));
+            }
+            return statistics;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    Lock readLock() {
+        return lock.readLock();
+    }
+
+    void iteratorClosed(PartitionIterator iterator) {
+        iterators.remove(iterator);
+    }
+
+    public boolean isOpen() {
+        return open;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Partitions
+
+    private Partition partitionForWrite(Table table, long millis) throws RocksDBException {
+        long id = spec.partitionOf(table, millis);
+        TreeMap<Long, Partition> ofTable = partitions.get(table);
+        Partition partition = ofTable.get(id);
+        if (partition != null) {
+            return partition;
+        }
+        lock.writeLock().lock();
+        try {
+            validateOpen();
+            partition = ofTable.get(id);
+            if (partition == null) {
+                boolean hot = ofTable.isEmpty() || id > ofTable.lastKey();
+                String name = Partition.columnFamilyName(table, id);
+                ColumnFamilyHandle handle = db.createColumnFamily(new ColumnFamilyDescriptor(
+                        name.getBytes(StandardCharsets.UTF_8), hot ? hotOptions : coldOptions));
+                partition = new Partition(table, id, handle, hot ? Partition.HOT_COMPRESSION : Partition.COLD_COMPRESSION, db);
+                ofTable.put(id, partition);
+                RocksDbMemory.register(partition);
+            }
+            return partition;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** Drops every partition whose whole span is before {@code streamTime - retention}: no per-row deletes. */
+    private void dropExpiredPartitions() {
+        long time = streamTime;
+        if (time == NO_STREAM_TIME) {
+            return;
+        }
+        for (Table table : Table.values()) {
+            if (!table.timeKeyed()) {
+                continue;
+            }
+            // A partition's span [id * span, (id + 1) * span) is all expired when its end is at or before the
+            // expiry limit, that is when id < floor(limit / span).
+            long firstLive = Math.floorDiv(time - spec.retentionMs(table), spec.spanMs(table));
+            TreeMap<Long, Partition> ofTable = partitions.get(table);
+            if (ofTable.isEmpty() || ofTable.firstKey() >= firstLive) {
+                continue;
+            }
+            lock.writeLock().lock();
+            try {
+                for (Partition partition : new ArrayList<>(ofTable.headMap(firstLive, false).values())) {
+                    for (PartitionIterator iterator : iterators) {
+                        iterator.partitionDropped(partition);
+                    }
+                    RocksDbMemory.unregister(partition);
+                    db.dropColumnFamily(partition.handle);
+                    partition.handle.close();
+                    ofTable.remove(partition.id);
+                    LOG.info("Dropped expired partition {} of the series store in {} (stream time {})", partition.name(), dir, time);
+                }
+            } catch (RocksDBException e) {
+                throw new ProcessorStateException("cannot drop an expired partition of the series store in " + dir, e);
+            } finally {
+                lock.writeLock().unlock();
+            }
+        }
+    }
+
+    /** The live partitions of {@code table}, oldest first (tests). */
+    List<Partition> partitionsOf(Table table) {
+        lock.readLock().lock();
+        try {
+            return new ArrayList<>(partitions.get(table).values());
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private List<Partition> allPartitions() {
+        List<Partition> all = new ArrayList<>();
+        partitions.values().forEach(ofTable -> all.addAll(ofTable.values()));
+        return all;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Durability and lifecycle
+
+    /** Flushes every memtable to SST files, so that what was written survives the process (the WAL is off). */
+    public void persist() {
+        lock.readLock().lock();
+        try {
+            if (!open) {
+                return;
+            }
+            List<ColumnFamilyHandle> handles = new ArrayList<>(metaHandles);
+            allPartitions().forEach(partition -> handles.add(partition.handle));
+            try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+                db.flush(options, handles);
+            }
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot flush the series store in " + dir, e);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Closes the database; writes not flushed are dropped (the task's transaction did not commit them). */
+    @Override
+    public void close() {
+        lock.writeLock().lock();
+        try {
+            if (!open) {
+                return;
+            }
+            open = false;
+            for (PartitionIterator iterator : iterators) {
+                iterator.closeWithStore();
+            }
+            iterators.clear();
+            series.clear();
+            dirty.clear();
+            for (Partition partition : allPartitions()) {
+                RocksDbMemory.unregister(partition);
+                partition.handle.close();
+            }
+            partitions.values().forEach(Map::clear);
+            metaHandles.forEach(ColumnFamilyHandle::close);
+            db.close();
+            closeOptions();
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private void closeOptions() {
+        writeOptions.close();
+        hotOptions.close();
+        coldOptions.close();
+        metaOptions.close();
+        dbOptions.close();
+    }
+
+    private long readStreamTime() {
+        try {
+            byte[] value = db.get(meta, STREAM_TIME_KEY);
+            return value == null ? NO_STREAM_TIME : ByteBuffer.wrap(value).getLong();
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot read stream time from the series store in " + dir, e);
+        }
+    }
+
+    private void validateOpen() {
+        if (!open) {
+            throw new InvalidStateStoreException("the series store in " + dir + " is not open");
+        }
+    }
+
+    /** The epoch millis of a key (see {@link RowKey#timestampOf}); a key that has none is refused, naming the key. */
+    static long timestampOf(byte[] key) {
+        try {
+            return RowKey.timestampOf(key);
+        } catch (MalformedKeyException e) {
+            throw new IllegalArgumentException("key '" + printable(key) + "' does not end with a valid "
+                    + RowKey.TIMESTAMP_DIGITS + "-digit reversed timestamp (see RowKey): " + e.getMessage(), e);
+        }
+    }
+
+    static String printable(byte[] key) {
+        StringBuilder out = new StringBuilder(key.length);
+        for (byte b : key) {
+            int u = b & 0xFF;
+            if (u >= 0x20 && u < 0x7F && u != '\\') {
+                out.append((char) u);
+            } else {
+                out.append(String.format("\\x%02X", u));
+            }
+        }
+        return out.toString();
+    }
+}

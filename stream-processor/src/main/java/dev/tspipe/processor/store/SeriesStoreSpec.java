@@ -1,0 +1,58 @@
+package dev.tspipe.processor.store;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The lifecycle of each table of a {@link SeriesStore}: how long its rows live (by stream time) and
+ * the time span of one partition (one RocksDB column family, dropped whole when all of it has expired).
+ * {@link Table#LATEST} never expires and has one partition.
+ */
+public final class SeriesStoreSpec {
+
+    private final Map<Table, Long> retentionMs = new EnumMap<>(Table.class);
+    private final Map<Table, Long> spanMs = new EnumMap<>(Table.class);
+
+    private SeriesStoreSpec() {
+    }
+
+    /**
+     * @param rawRetention    how long raw rows live
+     * @param rawSpan         the span of one raw partition
+     * @param rollupRetention how long the buckets of each resolution live
+     */
+    public static SeriesStoreSpec of(Duration rawRetention, Duration rawSpan, Map<RollupStep, Duration> rollupRetention) {
+        SeriesStoreSpec spec = new SeriesStoreSpec();
+        spec.set(Table.RAW, rawRetention.toMillis(), rawSpan.toMillis());
+        for (RollupStep step : RollupStep.values()) {
+            long retention = rollupRetention.get(step).toMillis();
+            spec.set(Table.of(step), retention, Math.min(step.segment().toMillis(), retention));
+        }
+        spec.retentionMs.put(Table.LATEST, Long.MAX_VALUE);
+        spec.spanMs.put(Table.LATEST, Long.MAX_VALUE);
+        return spec;
+    }
+
+    private void set(Table table, long retention, long span) {
+        if (retention < 1 || span < 1) {
+            throw new IllegalArgumentException("retention and partition span of " + table.storeName()
+                    + " must be positive, were " + retention + " and " + span + " ms");
+        }
+        retentionMs.put(table, retention);
+        spanMs.put(table, span);
+    }
+
+    public long retentionMs(Table table) {
+        return retentionMs.get(table);
+    }
+
+    public long spanMs(Table table) {
+        return spanMs.get(table);
+    }
+
+    /** The partition of a row of {@code table} at {@code epochMillis}. */
+    long partitionOf(Table table, long epochMillis) {
+        return table.timeKeyed() ? Math.floorDiv(epochMillis, spanMs(table)) : 0;
+    }
+}

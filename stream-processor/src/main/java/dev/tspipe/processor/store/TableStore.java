@@ -1,0 +1,321 @@
+package dev.tspipe.processor.store;
+
+import java.io.File;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.QueryableStoreType;
+import org.apache.kafka.streams.state.StoreBuilder;
+
+/**
+ * One table of a task's {@link SeriesStore} as a Kafka Streams store: the five tables share the task's one
+ * database, and each is a store of its own so that it has its own changelog topic (with its own retention)
+ * and is queryable by name ({@code QueryableStoreTypes.keyValueStore()}, read-only).
+ *
+ * <p>Kafka Streams adds no layers of its own (no metered, caching or change-logging store): the series
+ * store buffers, logs and restores itself. Writes come only from the ingest processor through
+ * {@link #seriesStore()}; the {@code put} methods of the interface are refused.
+ */
+public final class TableStore extends StreamsInternals.FlushHook implements KeyValueStore<Bytes, byte[]> {
+
+    private final Table table;
+    private final SeriesStoreSpec spec;
+    private SeriesStore store;
+    private File directory;
+    private SeriesStore.Changelog changelog;
+    private volatile boolean open;
+
+    TableStore(Table table, SeriesStoreSpec spec) {
+        this.table = Objects.requireNonNull(table, "table");
+        this.spec = Objects.requireNonNull(spec, "spec");
+    }
+
+    /** The builder of {@code table}'s store, with its changelog's topic configuration. */
+    public static StoreBuilder<TableStore> builder(Table table, SeriesStoreSpec spec) {
+        return new Builder(table, spec);
+    }
+
+    /**
+     * For {@code KafkaStreams.store(StoreQueryParameters.fromNameAndType(name, TableStore.queryableType()))}: the
+     * table stores themselves (not a read-only view), e.g. for their partition statistics.
+     */
+    public static QueryableStoreType<List<TableStore>> queryableType() {
+        return StreamsInternals.tableStores();
+    }
+
+    /** The series store behind {@code store}, a store the processor got from its context (under Kafka Streams' layers). */
+    public static SeriesStore seriesStoreOf(StateStore store) {
+        return StreamsInternals.find(store, TableStore.class)
+                .orElseThrow(() -> new IllegalArgumentException("not a table of the series store: " + store.name()))
+                .seriesStore();
+    }
+
+    /**
+     * The changelog topic's settings: raw rows and 1-minute buckets are sent once per series and commit, every
+     * record new, so only time deletes them; hourly and daily buckets and latest values are sent per key, so
+     * compaction keeps the newest of each (and time deletes expired buckets). The extra partition span is a
+     * margin, like Kafka Streams' {@code windowstore.changelog.additional.retention.ms}: the broker deletes by
+     * record timestamp against its clock, the store expires by stream time.
+     */
+    static Map<String, String> changelogConfig(Table table, SeriesStoreSpec spec) {
+        Map<String, String> config = new HashMap<>();
+        if (table == Table.LATEST) {
+            config.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+            return config;
+        }
+        config.put(TopicConfig.CLEANUP_POLICY_CONFIG, table.grouped() ? TopicConfig.CLEANUP_POLICY_DELETE
+                : TopicConfig.CLEANUP_POLICY_COMPACT + "," + TopicConfig.CLEANUP_POLICY_DELETE);
+        long retention = spec.retentionMs(table);
+        long margin = spec.spanMs(table);
+        config.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(retention > Long.MAX_VALUE - margin ? -1 : retention + margin));
+        return config;
+    }
+
+    public Table table() {
+        return table;
+    }
+
+    /** The task's series store; fails when the store is not open. */
+    public SeriesStore seriesStore() {
+        validateOpen();
+        return store;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Lifecycle
+
+    @Override
+    public String name() {
+        return table.storeName();
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
+                String.valueOf(context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG)));
+        directory = new File(context.stateDir(), SeriesStore.DIRECTORY);
+        store = SharedSeriesStores.acquire(directory, () -> SeriesStore.open(spec, directory, !exactlyOnce));
+        changelog = StreamsInternals.changelog(context);
+        open = true;
+        context.register(root, (BatchingStateRestoreCallback) records -> restore(records));
+    }
+
+    private void restore(java.util.Collection<KeyValue<byte[], byte[]>> records) {
+        seriesStore().restore(table, records);
+    }
+
+    /** Before every commit: the series store writes its buffers and sends their changelog records (once for all five tables). */
+    @Override
+    public void flushCache() {
+        if (open) {
+            store.flush(changelog);
+        }
+    }
+
+    @Override
+    public void commit(Map<org.apache.kafka.common.TopicPartition, Long> changelogOffsets) {
+        // Exactly once, Kafka Streams writes a checkpoint only after close, which persists first; at least once,
+        // every write is in RocksDB's write-ahead log before a commit returns.
+    }
+
+    @Override
+    @Deprecated
+    public void flush() {
+        commit(Map.of());
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open && store.isOpen();
+    }
+
+    /**
+     * Persists the series store (Kafka Streams writes this store's checkpoint right after), then lets go of
+     * it; the last of the five tables to close closes it.
+     */
+    @Override
+    public void close() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        try {
+            store.persist();
+        } finally {
+            SharedSeriesStores.release(directory, store);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Reads
+
+    @Override
+    public byte[] get(Bytes key) {
+        Objects.requireNonNull(key, "key");
+        return seriesStore().get(table, key.get());
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+        return boundedRange(from, to, false);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
+        return boundedRange(from, to, true);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> all() {
+        return seriesStore().range(table, null, null, false);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseAll() {
+        return seriesStore().range(table, null, null, true);
+    }
+
+    @Override
+    public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
+        Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer");
+        byte[] lower = prefixKeySerializer.serialize(null, prefix);
+        return seriesStore().range(table, lower, lower.length == 0 ? null : successorOfPrefix(lower), false);
+    }
+
+    @Override
+    public long approximateNumEntries() {
+        return seriesStore().approximateRows(table);
+    }
+
+    /** Per live time partition of this table, oldest first: span, estimated rows, bytes, compression. */
+    public List<SegmentStatistics> segmentStatistics() {
+        return seriesStore().partitionStatistics(table);
+    }
+
+    private KeyValueIterator<Bytes, byte[]> boundedRange(Bytes from, Bytes to, boolean reverse) {
+        if (from != null && to != null && from.compareTo(to) > 0) {
+            return seriesStore().range(table, new byte[0], new byte[0], reverse);
+        }
+        // The smallest key after `to` is `to` followed by 0x00: the inclusive bound made exclusive.
+        byte[] upper = to == null ? null : Arrays.copyOf(to.get(), to.get().length + 1);
+        return seriesStore().range(table, from == null ? null : from.get(), upper, reverse);
+    }
+
+    /** The first key after every key that starts with {@code prefix}, or null if there is none. */
+    private static byte[] successorOfPrefix(byte[] prefix) {
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xFF) {
+                byte[] successor = Arrays.copyOf(prefix, i + 1);
+                successor[i]++;
+                return successor;
+            }
+        }
+        return null;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Writes: only through SeriesStore.ingest
+
+    @Override
+    public void put(Bytes key, byte[] value) {
+        throw refused();
+    }
+
+    @Override
+    public byte[] putIfAbsent(Bytes key, byte[] value) {
+        throw refused();
+    }
+
+    @Override
+    public void putAll(List<KeyValue<Bytes, byte[]>> entries) {
+        throw refused();
+    }
+
+    @Override
+    public byte[] delete(Bytes key) {
+        throw refused();
+    }
+
+    private UnsupportedOperationException refused() {
+        return new UnsupportedOperationException("store " + name() + " is written only by the ingest processor, "
+                + "through SeriesStore.ingest (docs/storage.md)");
+    }
+
+    private void validateOpen() {
+        if (!open) {
+            throw new InvalidStateStoreException("store " + name() + " is not open");
+        }
+    }
+
+    private static final class Builder implements StoreBuilder<TableStore> {
+        private final Table table;
+        private final SeriesStoreSpec spec;
+        private final Map<String, String> logConfig;
+
+        Builder(Table table, SeriesStoreSpec spec) {
+            this.table = table;
+            this.spec = spec;
+            this.logConfig = changelogConfig(table, spec);
+        }
+
+        @Override
+        public StoreBuilder<TableStore> withCachingEnabled() {
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<TableStore> withCachingDisabled() {
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<TableStore> withLoggingEnabled(Map<String, String> config) {
+            logConfig.putAll(config);
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<TableStore> withLoggingDisabled() {
+            throw new UnsupportedOperationException("the tables of the series store are always logged: the changelog is their write-ahead log");
+        }
+
+        @Override
+        public TableStore build() {
+            return new TableStore(table, spec);
+        }
+
+        @Override
+        public Map<String, String> logConfig() {
+            return logConfig;
+        }
+
+        @Override
+        public boolean loggingEnabled() {
+            return true;
+        }
+
+        @Override
+        public String name() {
+            return table.storeName();
+        }
+    }
+}

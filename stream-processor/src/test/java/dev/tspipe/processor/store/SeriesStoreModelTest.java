@@ -1,0 +1,228 @@
+package dev.tspipe.processor.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.processor.rows.Rollup;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The series store against a plain model, on seeded random histories: readings in and out of order,
+ * exact duplicates, corrections (often of a bucket's min or max), flushes at random points; then every
+ * table compared with what the model says, and the tables rebuilt from the changelog records the store
+ * sent compared byte for byte with the store's. Values are small integers, so sums do not depend on the
+ * order of additions and every bucket is a function of its rows. The seed is printed on failure.
+ */
+class SeriesStoreModelTest {
+
+    private static final long MINUTE = 60_000;
+    private static final long HOUR = 60 * MINUTE;
+    private static final long DAY = 24 * HOUR;
+    private static final long T0 = 20_000 * DAY;
+
+    @TempDir
+    Path dir;
+
+    /** Raw rows live long enough that no reading of the history expires: every bucket is exact. */
+    private static SeriesStoreSpec longLived() {
+        return SeriesStoreSpec.of(Duration.ofDays(30), Duration.ofDays(1),
+                Map.of(RollupStep.MINUTE, Duration.ofDays(30), RollupStep.HOUR, Duration.ofDays(60), RollupStep.DAY, Duration.ofDays(400)));
+    }
+
+    @Test
+    void randomHistoriesMatchTheModelAndTheirChangelogsRebuildThem() {
+        long base = Long.getLong("tspipe.test.seed", System.nanoTime());
+        for (int run = 0; run < 6; run++) {
+            long seed = base + run;
+            try {
+                checkHistory(seed, dir.resolve("run-" + run));
+            } catch (AssertionError | RuntimeException e) {
+                throw new AssertionError("failed with seed " + seed + " (rerun with -Dtspipe.test.seed=" + seed + ")", e);
+            }
+        }
+    }
+
+    private void checkHistory(long seed, Path runDir) {
+        Random random = new Random(seed);
+        SeriesStoreSpec spec = longLived();
+        Recorder changelog = new Recorder();
+        Model model = new Model();
+        List<byte[]> prefixes = new ArrayList<>();
+        for (int device = 0; device < 3; device++) {
+            for (int metric = 0; metric < 2; metric++) {
+                prefixes.add(("dev-" + device + "#m" + metric + "#").getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        try (SeriesStore store = SeriesStore.open(spec, runDir.resolve("live").toFile(), false)) {
+            int operations = 2_000 + random.nextInt(2_000);
+            for (int i = 0; i < operations; i++) {
+                byte[] prefix = prefixes.get(random.nextInt(prefixes.size()));
+                double choice = random.nextDouble();
+                long millis;
+                double value = random.nextInt(11) - 5;
+                TreeMap<Long, Double> existing = model.rows.get(Bytes.wrap(prefix));
+                if (choice < 0.15 && existing != null) {
+                    // An exact duplicate of a stored reading.
+                    millis = pick(existing, random);
+                    value = existing.get(millis);
+                } else if (choice < 0.30 && existing != null) {
+                    millis = pick(existing, random); // a correction (or, by chance, a duplicate)
+                } else if (choice < 0.45 && existing != null) {
+                    millis = existing.lastKey() - random.nextInt(3) * HOUR - random.nextInt(3_600) * 1_000L; // late
+                } else {
+                    long newest = existing == null ? T0 : existing.lastKey();
+                    millis = newest + random.nextInt(5) * 20_000L + random.nextInt(1_000); // in order, often the same minute
+                }
+                millis = Math.max(millis, T0 - DAY);
+                byte[] key = RowKey.withTimestamp(prefix, millis);
+                SeriesStore.Outcome expected = model.ingest(prefix, millis, value);
+                assertThat(store.ingest(key, millis, row(value), value)).as("outcome of reading %d", i).isEqualTo(expected);
+                if (random.nextInt(20) == 0) {
+                    store.flush(changelog);
+                }
+                if (i == operations / 2) {
+                    store.flush(changelog);
+                    assertTablesMatch(store, model);
+                    assertRebuilt(store, spec, changelog, runDir.resolve("half"), random);
+                }
+            }
+            store.flush(changelog);
+            assertTablesMatch(store, model);
+            assertRebuilt(store, spec, changelog, runDir.resolve("end"), random);
+        }
+    }
+
+    private static long pick(TreeMap<Long, Double> rows, Random random) {
+        List<Long> keys = new ArrayList<>(rows.keySet());
+        return keys.get(random.nextInt(keys.size()));
+    }
+
+    private static byte[] row(double value) {
+        return new RawRow(value, Map.of()).toBytes();
+    }
+
+    private static void assertTablesMatch(SeriesStore store, Model model) {
+        assertThat(contents(store, Table.RAW)).isEqualTo(model.rawTable());
+        for (RollupStep step : RollupStep.values()) {
+            assertThat(contents(store, Table.of(step))).as("table %s", Table.of(step)).isEqualTo(model.bucketTable(step));
+        }
+        assertThat(contents(store, Table.LATEST)).isEqualTo(model.latestTable());
+    }
+
+    /** Restores the recorded changelogs into a new store, in batches of random sizes, and compares every table. */
+    private static void assertRebuilt(SeriesStore live, SeriesStoreSpec spec, Recorder changelog, Path restoreDir, Random random) {
+        try (SeriesStore rebuilt = SeriesStore.open(spec, restoreDir.toFile(), false)) {
+            for (Table table : Table.values()) {
+                List<KeyValue<byte[], byte[]>> records = changelog.records.get(table);
+                int start = 0;
+                while (start < records.size()) {
+                    int end = Math.min(records.size(), start + 1 + random.nextInt(50));
+                    rebuilt.restore(table, records.subList(start, end));
+                    start = end;
+                }
+            }
+            for (Table table : Table.values()) {
+                assertThat(contents(rebuilt, table)).as("restored table %s", table).isEqualTo(contents(live, table));
+            }
+            assertThat(rebuilt.streamTime()).isEqualTo(live.streamTime());
+        }
+    }
+
+    static Map<String, String> contents(SeriesStore store, Table table) {
+        Map<String, String> rows = new TreeMap<>();
+        try (KeyValueIterator<Bytes, byte[]> all = store.range(table, null, null, false)) {
+            while (all.hasNext()) {
+                KeyValue<Bytes, byte[]> row = all.next();
+                rows.put(new String(row.key.get(), StandardCharsets.UTF_8), describe(table, row.value));
+            }
+        }
+        return rows;
+    }
+
+    private static String describe(Table table, byte[] value) {
+        if (table == Table.RAW) {
+            return RawRow.fromBytes(value).toString();
+        }
+        if (table == Table.LATEST) {
+            return ByteBuffer.wrap(value).getLong() + " " + RawRow.fromBytes(Arrays.copyOfRange(value, 8, value.length));
+        }
+        return Rollup.fromBytes(value).toString();
+    }
+
+    /** Everything the store sent, per table, in order. */
+    static final class Recorder implements SeriesStore.Changelog {
+        final Map<Table, List<KeyValue<byte[], byte[]>>> records = new EnumMap<>(Table.class);
+
+        Recorder() {
+            for (Table table : Table.values()) {
+                records.put(table, new ArrayList<>());
+            }
+        }
+
+        @Override
+        public void send(Table table, byte[] key, byte[] value, long timestamp) {
+            records.get(table).add(KeyValue.pair(key, value));
+        }
+    }
+
+    /** Rows per series; buckets and latest values are derived from them. */
+    private static final class Model {
+        final Map<Bytes, TreeMap<Long, Double>> rows = new HashMap<>();
+
+        SeriesStore.Outcome ingest(byte[] prefix, long millis, double value) {
+            TreeMap<Long, Double> series = rows.computeIfAbsent(Bytes.wrap(prefix), p -> new TreeMap<>());
+            Double old = series.put(millis, value);
+            if (old == null) {
+                return SeriesStore.Outcome.STORED;
+            }
+            return old == value ? SeriesStore.Outcome.DUPLICATE : SeriesStore.Outcome.CORRECTED;
+        }
+
+        Map<String, String> rawTable() {
+            Map<String, String> table = new TreeMap<>();
+            rows.forEach((prefix, series) -> series.forEach((millis, value) ->
+                    table.put(key(prefix, millis), new RawRow(value, Map.of()).toString())));
+            return table;
+        }
+
+        Map<String, String> bucketTable(RollupStep step) {
+            Map<String, String> table = new TreeMap<>();
+            rows.forEach((prefix, series) -> {
+                Map<Long, Rollup> buckets = new TreeMap<>();
+                // Newest first, as the store folds a recomputed bucket; with integer values the order does not matter.
+                series.descendingMap().forEach((millis, value) -> buckets.merge(step.bucketStart(millis), Rollup.of(value, millis),
+                        (bucket, one) -> bucket.add(one.last(), one.lastEpochMillis())));
+                buckets.forEach((start, bucket) -> table.put(key(prefix, start), bucket.toString()));
+            });
+            return table;
+        }
+
+        Map<String, String> latestTable() {
+            Map<String, String> table = new TreeMap<>();
+            rows.forEach((prefix, series) -> table.put(new String(prefix.get(), StandardCharsets.UTF_8),
+                    series.lastKey() + " " + new RawRow(series.lastEntry().getValue(), Map.of())));
+            return table;
+        }
+
+        private static String key(Bytes prefix, long millis) {
+            return new String(RowKey.withTimestamp(prefix.get(), millis), StandardCharsets.UTF_8);
+        }
+    }
+}
