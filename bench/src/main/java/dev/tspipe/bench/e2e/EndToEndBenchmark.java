@@ -322,7 +322,6 @@ public final class EndToEndBenchmark {
         IngestLoad.Totals totals = ingest.stop();
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("ratePerSecond", ingest.rate());
-        figures.put("eventTimeReadingsPerSecond", Math.min(ingest.rate(), IngestLoad.MAX_EVENT_TIME_RATE));
         figures.put("sent", totals.sent());
         figures.put("acknowledged", totals.acknowledged());
         figures.put("failed", totals.failed());

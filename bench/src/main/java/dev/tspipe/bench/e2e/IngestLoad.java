@@ -1,6 +1,5 @@
 package dev.tspipe.bench.e2e;
 
-import dev.tspipe.ingest.ReadingGenerator;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.serde.AvroSerializer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -22,11 +21,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>One thread paces in wall-clock time: every millisecond it sends the readings due by then, so
  * a harness that falls behind catches up in a burst rather than lowering the rate silently; the
- * rate achieved is what the broker acknowledged. Event time advances by at most one reading per
- * millisecond: two readings of one series in the same millisecond would make tspipe correct the
- * first (a rollup correction) instead of storing a new row. Above 1,000 readings/s event time
- * therefore runs faster than the wall clock (20 times at 20,000/s); tspipe accepts readings up to
- * a day ahead of its stream time.
+ * rate achieved is what the broker acknowledged. Event time advances as fast as the wall clock
+ * ({@link FreshReadings}), so it stays as far in the past as the preload's end was when the phase
+ * began: never in the future, never expired.
  */
 final class IngestLoad implements AutoCloseable {
 
@@ -34,12 +31,10 @@ final class IngestLoad implements AutoCloseable {
     record Totals(long sent, long acknowledged, long failed, double seconds) {
     }
 
-    /** At most one reading per millisecond of event time (see the class comment). */
-    static final double MAX_EVENT_TIME_RATE = 1_000;
-
     private final KafkaProducer<byte[], byte[]> producer;
     private final AvroSerializer<Reading> serializer;
-    private final ReadingGenerator generator;
+    /** Used by the pacer thread only. */
+    private final FreshReadings readings;
     private final String topic;
     private final int rate;
     private final AtomicLong acknowledged = new AtomicLong();
@@ -55,7 +50,7 @@ final class IngestLoad implements AutoCloseable {
         this.topic = topic;
         this.rate = rate;
         this.serializer = InputData.serializer(registryUrl);
-        this.generator = new ReadingGenerator(input.freshReadings(Math.min(rate, MAX_EVENT_TIME_RATE)));
+        this.readings = new FreshReadings(input.freshReadings(rate));
         this.producer = new KafkaProducer<>(InputData.producerConfig(bootstrap), new ByteArraySerializer(), new ByteArraySerializer());
         this.pacer = new Thread(this::pace, "ingest-load");
         pacer.setDaemon(true);
@@ -118,7 +113,7 @@ final class IngestLoad implements AutoCloseable {
         while (running) {
             long due = (long) ((System.nanoTime() - startNanos) / 1e9 * rate);
             for (; count < due && running; count++) {
-                Reading reading = generator.next();
+                Reading reading = readings.next();
                 byte[] key = reading.getDeviceId().getBytes(StandardCharsets.UTF_8);
                 producer.send(new ProducerRecord<>(topic, null, reading.getTimestamp().toEpochMilli(), key,
                         serializer.serialize(topic, reading)), (metadata, e) -> {

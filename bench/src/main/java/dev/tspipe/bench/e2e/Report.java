@@ -6,6 +6,9 @@ import java.util.Map;
 /** The markdown summary of a run's result map, as printed to stdout and pasted into docs/benchmarks.md. */
 final class Report {
 
+    /** The applications' sections of the result, in the order they run. */
+    private static final List<String> APPLICATIONS = List.of("baseline", "baselineWithGrace", "ceiling", "tspipe");
+
     private Report() {
     }
 
@@ -26,7 +29,7 @@ final class Report {
                 "(" + limit.get("produceCpuSeconds") + " incl. broker)", "", "", "", "", "", "", limit.get("produceLoadAverage")));
         md.append(row("limit: plain consumer", limit.get("consumeReadingsPerSecond"), limit.get("consumeSeconds"),
                 "(" + limit.get("consumeCpuSeconds") + " incl. broker)", "", "", "", "", "", "", limit.get("consumeLoadAverage")));
-        for (String app : List.of("baseline", "baselineWithGrace", "ceiling", "tspipe")) {
+        for (String app : APPLICATIONS) {
             Map<String, Object> f = (Map<String, Object>) result.get(app);
             if (f != null) {
                 String label = switch (app) {
@@ -39,7 +42,8 @@ final class Report {
                         ? f.get("peakRssMiB") + " (" + f.get("peakRssWithQueriesMiB") + " after the queries)" : f.get("peakRssMiB");
                 Map<String, Object> changelogs = (Map<String, Object>) f.get("changelogs");
                 md.append(row(label + " catch-up (exactly-once; " + f.get("droppedRecords") + " dropped" + state + ")", f.get("catchUpReadingsPerSecond"), f.get("catchUpSeconds"),
-                        f.get("cpuSeconds"), f.get("cpuMicrosPerReading"), f.get("brokerCpuSeconds"), rss, f.get("stateBytesPerReading"),
+                        f.get("cpuSeconds"), f.get("cpuMicrosPerReading"), f.get("brokerCpuSeconds"), rss,
+                        f.get("stateBytesPerReading") + " (" + f.get("readingsInState") + " readings)",
                         changelogs.get("bytesPerReading"), changelogs.get("recordsPerReading"),
                         f.get("loadAverageBefore") + " → " + f.get("loadAverageAfter")));
             }
@@ -52,18 +56,20 @@ final class Report {
         }
         md.append("\nRatios: ").append(result.get("ratios")).append("\n");
 
-        Map<String, Object> changelogs = tspipe == null ? null : (Map<String, Object>) tspipe.get("changelogs");
-        if (changelogs != null) {
-            md.append("\ntspipe's changelogs after the catch-up of ").append(tspipe.get("readingsCommitted"))
-                    .append(" readings (bytes on the broker; records = end - start offsets, commit markers included):\n\n");
-            md.append("| changelog topic | partitions | bytes | bytes/reading | records | records/reading |\n");
-            md.append("|---|---:|---:|---:|---:|---:|\n");
-            for (Map<String, Object> topic : (List<Map<String, Object>>) changelogs.get("topics")) {
-                md.append(row("`" + topic.get("topic") + "`", topic.get("partitions"), topic.get("bytes"), topic.get("bytesPerReading"),
-                        topic.get("records"), topic.get("recordsPerReading")));
+        md.append("\nChangelogs right after each catch-up (bytes the broker holds; records = end - start offsets, commit markers included):\n\n");
+        md.append("| application | changelog topic | partitions | bytes | bytes/reading | records | records/reading |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (String app : APPLICATIONS) {
+            Map<String, Object> f = (Map<String, Object>) result.get(app);
+            if (f != null) {
+                Map<String, Object> changelogs = (Map<String, Object>) f.get("changelogs");
+                for (Map<String, Object> topic : (List<Map<String, Object>>) changelogs.get("topics")) {
+                    md.append(row(app, "`" + topic.get("topic") + "`", topic.get("partitions"), topic.get("bytes"), topic.get("bytesPerReading"),
+                            topic.get("records"), topic.get("recordsPerReading")));
+                }
+                md.append(row(app, "**total** (" + f.get("readingsCommitted") + " readings)", "", changelogs.get("bytes"),
+                        changelogs.get("bytesPerReading"), changelogs.get("records"), changelogs.get("recordsPerReading")));
             }
-            md.append(row("**total**", "", changelogs.get("bytes"), changelogs.get("bytesPerReading"), changelogs.get("records"),
-                    changelogs.get("recordsPerReading")));
         }
 
         Map<String, Object> queries = tspipe == null ? null : (Map<String, Object>) tspipe.get("queries");
@@ -75,8 +81,10 @@ final class Report {
                 Object caughtUp = ingest.get("caughtUpAfterSeconds");
                 md.append("\nQueries under ingest: ").append(ingest.get("ratePerSecond")).append(" fresh readings/s asked, ")
                         .append(ingest.get("achievedReadingsPerSecond")).append("/s acknowledged over ").append(ingest.get("seconds"))
-                        .append(" s (").append(ingest.get("acknowledged")).append(" readings, ").append(ingest.get("failed"))
-                        .append(" failed); when it stopped the group was ").append(ingest.get("readingsBehindAtEnd"))
+                        .append(" s (").append(ingest.get("sent")).append(" readings sent, ").append(ingest.get("acknowledged"))
+                        .append(" acknowledged, ").append(ingest.get("failed")).append(" failed")
+                        .append(ingest.containsKey("firstFailure") ? ", first failure: " + ingest.get("firstFailure") : "")
+                        .append("); when it stopped the group was ").append(ingest.get("readingsBehindAtEnd"))
                         .append(" readings (").append(ingest.get("secondsBehindAtEnd")).append(" s) behind, ")
                         .append(caughtUp == null ? "and had not caught up " + EndToEndBenchmark.CATCH_UP_AFTER_INGEST.toSeconds() + " s later" : "caught up after " + caughtUp + " s")
                         .append(": **").append(Boolean.TRUE.equals(ingest.get("keptUp")) ? "kept up" : "did not keep up").append("**\n");
