@@ -14,8 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The harness runs end to end on tiny sizes and its result holds every figure. Nothing is timed
  * or compared here: the figures of a tiny run mean nothing; docs/benchmarks.md has a real run.
- * Every phase runs, the query phase with one short step per endpoint and target while fresh
- * readings are written (a second instance joins: about 20 s of the test's time).
+ * Every phase runs, the query phase with one 1-second step per endpoint and target while fresh
+ * readings are written (a second instance joins); the whole test takes about a minute.
  */
 class EndToEndBenchmarkTest {
 
