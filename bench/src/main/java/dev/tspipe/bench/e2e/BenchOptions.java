@@ -19,18 +19,21 @@ import java.util.List;
  * @param out           folder of the JSON result
  * @param skipBaseline  skip the naive baseline
  * @param baselineGraceSeconds grace of the baseline's second run (0: no second run)
+ * @param skipCeiling   skip the ceiling run (decode and validate only, nothing stored)
  * @param skipQueries   skip the query-latency phase
  * @param skipRestore   skip the restore phase
  * @param queryRates    request rates of the query phase, per second
  * @param querySeconds  duration of each (endpoint, target, rate) step
  * @param settleSeconds longest wait, before the query phase, for both instances to go idle (standby restoration)
+ * @param ingestRate    fresh readings per second written during the query phase (0: the instances are idle)
  * @param profile       record a JFR profile of tspipe's catch-up and summarize it
  * @param nodeJvmOptions JVM options of the child processes that run the applications
  */
 @com.fasterxml.jackson.annotation.JsonAutoDetect(fieldVisibility = com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility.ANY)
 record BenchOptions(long readings, int devices, int metrics, int partitions, int spanHours, int threads, int catchUpTimeoutSeconds, Path out,
-                    boolean skipBaseline, int baselineGraceSeconds, boolean skipQueries, boolean skipRestore, List<Integer> queryRates,
-                    int querySeconds, int settleSeconds, boolean profile, List<String> nodeJvmOptions) {
+                    boolean skipBaseline, int baselineGraceSeconds, boolean skipCeiling, boolean skipQueries, boolean skipRestore,
+                    List<Integer> queryRates, int querySeconds, int settleSeconds, int ingestRate, boolean profile,
+                    List<String> nodeJvmOptions) {
 
     static final String USAGE = """
             java -cp bench/target/benchmarks.jar dev.tspipe.bench.e2e.EndToEndBenchmark [options]
@@ -48,13 +51,15 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
               --query-rates LIST  request rates, per second (200,1000)
               --query-seconds S   seconds per query step (15)
               --settle-seconds S  longest wait for both instances to go idle before the queries (30)
+              --ingest-rate R     fresh readings per second written while the queries run; 0: the
+                                  instances are idle during the queries (20000)
               --node-jvm-opts S   JVM options of the application processes, space-separated (-Xmx1g)
-              --skip-baseline --skip-queries --skip-restore --no-profile
+              --skip-baseline --skip-ceiling --skip-queries --skip-restore --no-profile
             """;
 
     static BenchOptions defaults() {
-        return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, 150, Path.of("bench", "results"), false, 4 * 3600, false, false,
-                List.of(200, 1_000), 15, 30, true, List.of("-Xmx1g"));
+        return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, 150, Path.of("bench", "results"), false, 4 * 3600, false, false, false,
+                List.of(200, 1_000), 15, 30, 20_000, true, List.of("-Xmx1g"));
     }
 
     static BenchOptions parse(String... args) {
@@ -69,17 +74,20 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
         Path out = o.out;
         boolean skipBaseline = false;
         int baselineGraceSeconds = o.baselineGraceSeconds;
+        boolean skipCeiling = false;
         boolean skipQueries = false;
         boolean skipRestore = false;
         List<Integer> rates = o.queryRates;
         int querySeconds = o.querySeconds;
         int settleSeconds = o.settleSeconds;
+        int ingestRate = o.ingestRate;
         boolean profile = true;
         List<String> jvm = o.nodeJvmOptions;
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             switch (name) {
                 case "--skip-baseline" -> skipBaseline = true;
+                case "--skip-ceiling" -> skipCeiling = true;
                 case "--skip-queries" -> skipQueries = true;
                 case "--skip-restore" -> skipRestore = true;
                 case "--no-profile" -> profile = false;
@@ -101,6 +109,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
                         case "--out" -> out = Path.of(value);
                         case "--query-seconds" -> querySeconds = positiveInt(name, value);
                         case "--settle-seconds" -> settleSeconds = positiveInt(name, value);
+                        case "--ingest-rate" -> ingestRate = value.equals("0") ? 0 : positiveInt(name, value);
                         case "--query-rates" -> {
                             List<Integer> parsed = new ArrayList<>();
                             for (String rate : value.split(",")) {
@@ -115,8 +124,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
             }
         }
         return new BenchOptions(readings, devices, metrics, partitions, spanHours, threads, catchUpTimeoutSeconds, out, skipBaseline,
-                baselineGraceSeconds, skipQueries,
-                skipRestore, rates, querySeconds, settleSeconds, profile, jvm);
+                baselineGraceSeconds, skipCeiling, skipQueries, skipRestore, rates, querySeconds, settleSeconds, ingestRate, profile, jvm);
     }
 
     private static long positiveLong(String name, String value) {

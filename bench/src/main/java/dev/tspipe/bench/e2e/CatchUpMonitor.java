@@ -54,7 +54,7 @@ public final class CatchUpMonitor {
             }
             if (System.nanoTime() >= deadline) {
                 long now = System.nanoTime();
-                return new Progress(now, committedOnInput(groupId), total(), false);
+                return new Progress(now, Offsets.committed(admin, groupId, inputTopic), total(), false);
             }
             try {
                 Thread.sleep(POLL.toMillis());
@@ -67,20 +67,6 @@ public final class CatchUpMonitor {
 
     private long total() {
         return Offsets.endOffsets(admin, inputTopic).values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    private long committedOnInput(String groupId) {
-        try {
-            return admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)
-                    .entrySet().stream()
-                    .filter(e -> e.getKey().topic().equals(inputTopic) && e.getValue() != null)
-                    .mapToLong(e -> e.getValue().offset()).sum();
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot read the committed offsets of " + groupId + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading offsets of " + groupId, e);
-        }
     }
 
     private boolean caughtUp(String groupId) {

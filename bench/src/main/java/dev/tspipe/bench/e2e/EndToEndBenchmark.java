@@ -35,15 +35,22 @@ import java.util.stream.Stream;
 /**
  * The end-to-end harness (docs/benchmarks.md): on one preloaded input topic of the embedded
  * broker it measures the physical limit (plain producer, plain consumer), a naive Kafka Streams
- * baseline ({@link BaselineTopology}) and tspipe's topology, each application in its own JVM
- * ({@link NodeMain}); then query latency on an owner and through a forwarding instance, and a
- * restore from the changelogs. Writes {@code <out>/e2e-<time>.json} and prints a markdown table.
+ * baseline ({@link BaselineTopology}), the ceiling of any store design ({@link CeilingTopology}:
+ * decode and validate, store nothing) and tspipe's topology, each application in its own JVM
+ * ({@link NodeMain}), with the changelog bytes and records each left on the broker; then query
+ * latency on an owner and through a forwarding instance while fresh readings arrive
+ * ({@link IngestLoad}), and a restore from the changelogs. Writes {@code <out>/e2e-<time>.json}
+ * and prints a markdown table.
  */
 public final class EndToEndBenchmark {
 
     static final String INPUT_TOPIC = "readings";
     static final String DLQ_TOPIC = "readings-dlq";
     private static final List<String> ENDPOINTS = List.of("latest", "readings?limit=100", "rollups?step=1h");
+    /** After the ingest of the query phase stops, a node that kept up commits the rest within this (its commit interval is 1 s). */
+    private static final Duration KEPT_UP_WITHIN = Duration.ofSeconds(5);
+    /** How long the harness waits for a node that did not keep up to commit the rest, to say how far behind it was. */
+    static final Duration CATCH_UP_AFTER_INGEST = Duration.ofSeconds(60);
 
     private final BenchOptions options;
     private final String runId = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
@@ -96,6 +103,9 @@ public final class EndToEndBenchmark {
                 if (options.baselineGraceSeconds() > 0) {
                     result.put("baselineWithGrace", catchUp(context, "baseline", Duration.ofSeconds(options.baselineGraceSeconds()), input));
                 }
+            }
+            if (!options.skipCeiling()) {
+                result.put("ceiling", catchUp(context, "noop", Duration.ZERO, input));
             }
             Map<String, Object> tspipe = catchUp(context, "tspipe", Duration.ZERO, input);
             result.put("tspipe", tspipe);
@@ -191,6 +201,8 @@ public final class EndToEndBenchmark {
                         "topNative", profile.topNative()));
             }
             figures.put("startToCaughtUpWallSeconds", seconds(end - phaseStart));
+            // Before the query phase, whose fresh readings add to the changelogs.
+            figures.put("changelogs", changelogs(context.admin(), applicationId, progress.committed()));
             if (tspipe && !options.skipQueries()) {
                 long queriesStart = System.nanoTime();
                 figures.put("queries", queries(context, node, applicationId, httpPort, input));
@@ -202,8 +214,11 @@ public final class EndToEndBenchmark {
             figures.put("stopWallSeconds", seconds(System.nanoTime() - stopStart));
             figures.put("droppedRecords", closed.droppedRecords());
             long bytes = directoryBytes(stateDir);
+            // The state holds what was committed until the node stopped: the catch-up, and the query phase's fresh readings.
+            long stored = Offsets.committed(context.admin(), applicationId, INPUT_TOPIC);
             figures.put("stateBytes", bytes);
-            figures.put("stateBytesPerReading", round(bytes / (double) Math.max(1, progress.committed()), 1));
+            figures.put("readingsInState", stored);
+            figures.put("stateBytesPerReading", round(bytes / (double) Math.max(1, stored), 1));
             if (tspipe && !options.skipRestore()) {
                 figures.put("restore", restore(context, applicationId, stateDir));
             }
@@ -249,36 +264,106 @@ public final class EndToEndBenchmark {
                 forwardedUris.put(endpoint, forwarded);
             }
             QueryLoad load = new QueryLoad();
-            // Warm-up, not recorded: every endpoint on both instances, so that the JIT has seen each path.
             List<URI> everything = new ArrayList<>();
             ownerUris.values().forEach(everything::addAll);
             forwardedUris.values().forEach(everything::addAll);
-            load.run(everything, 500, Duration.ofSeconds(Math.min(5, options.querySeconds())));
+            figures.put("ingestRatePerSecond", options.ingestRate());
+            IngestLoad ingest = options.ingestRate() == 0 ? null
+                    : IngestLoad.start(context.bootstrap(), context.registryUrl(), INPUT_TOPIC, input, options.ingestRate());
             List<Map<String, Object>> steps = new ArrayList<>();
-            for (int rate : options.queryRates()) {
-                for (String endpoint : ENDPOINTS) {
-                    for (String target : List.of("owner", "forwarded")) {
-                        String loadBefore = loadAverage();
-                        List<URI> uris = target.equals("owner") ? ownerUris.get(endpoint) : forwardedUris.get(endpoint);
-                        QueryLoad.Result r = load.run(uris, rate, Duration.ofSeconds(options.querySeconds()));
-                        Map<String, Object> step = new LinkedHashMap<>();
-                        step.put("endpoint", endpoint);
-                        step.put("target", target);
-                        step.put("ratePerSecond", rate);
-                        step.put("requests", r.requests());
-                        step.put("errors", r.errors());
-                        step.put("p50Ms", round(r.p50Ms(), 3));
-                        step.put("p99Ms", round(r.p99Ms(), 3));
-                        step.put("p999Ms", round(r.p999Ms(), 3));
-                        step.put("maxMs", round(r.maxMs(), 3));
-                        step.put("loadAverage", loadBefore);
-                        steps.add(step);
+            try {
+                // Warm-up, not recorded (already under ingest): every endpoint on both instances, so that the JIT has seen each path.
+                load.run(everything, 500, Duration.ofSeconds(Math.min(5, options.querySeconds())));
+                for (int rate : options.queryRates()) {
+                    for (String endpoint : ENDPOINTS) {
+                        for (String target : List.of("owner", "forwarded")) {
+                            String loadBefore = loadAverage();
+                            List<URI> uris = target.equals("owner") ? ownerUris.get(endpoint) : forwardedUris.get(endpoint);
+                            long ingestedBefore = ingest == null ? 0 : ingest.acknowledged();
+                            long stepStart = System.nanoTime();
+                            QueryLoad.Result r = load.run(uris, rate, Duration.ofSeconds(options.querySeconds()));
+                            long stepNanos = System.nanoTime() - stepStart;
+                            Map<String, Object> step = new LinkedHashMap<>();
+                            step.put("endpoint", endpoint);
+                            step.put("target", target);
+                            step.put("ratePerSecond", rate);
+                            step.put("requests", r.requests());
+                            step.put("errors", r.errors());
+                            step.put("p50Ms", round(r.p50Ms(), 3));
+                            step.put("p99Ms", round(r.p99Ms(), 3));
+                            step.put("p999Ms", round(r.p999Ms(), 3));
+                            step.put("maxMs", round(r.maxMs(), 3));
+                            step.put("ingestReadingsPerSecond", ingest == null ? 0 : perSecond(ingest.acknowledged() - ingestedBefore, stepNanos));
+                            step.put("loadAverage", loadBefore);
+                            steps.add(step);
+                        }
                     }
+                }
+            } finally {
+                if (ingest != null) {
+                    ingest.stop();
                 }
             }
             figures.put("steps", steps);
+            if (ingest != null) {
+                figures.put("ingest", keptUp(context, applicationId, ingest));
+            }
             forwarder.stop();
         }
+        return figures;
+    }
+
+    /**
+     * The fresh readings of the query phase, and whether the node kept up with them: once the load
+     * has stopped (every reading acknowledged), how far the group's committed offsets were behind the
+     * input's end, and how long it took to commit the rest.
+     */
+    private Map<String, Object> keptUp(Context context, String applicationId, IngestLoad ingest) {
+        IngestLoad.Totals totals = ingest.stop();
+        Map<String, Object> figures = new LinkedHashMap<>();
+        figures.put("ratePerSecond", ingest.rate());
+        figures.put("sent", totals.sent());
+        figures.put("acknowledged", totals.acknowledged());
+        figures.put("failed", totals.failed());
+        if (ingest.firstFailure() != null) {
+            figures.put("firstFailure", ingest.firstFailure().toString());
+        }
+        figures.put("seconds", round(totals.seconds(), 2));
+        figures.put("achievedReadingsPerSecond", Math.round(totals.acknowledged() / totals.seconds()));
+        long end = Offsets.endOffsets(context.admin(), INPUT_TOPIC).values().stream().mapToLong(Long::longValue).sum();
+        long behind = end - Offsets.committed(context.admin(), applicationId, INPUT_TOPIC);
+        long stopped = System.nanoTime();
+        CatchUpMonitor.Progress progress = new CatchUpMonitor(context.admin(), INPUT_TOPIC).awaitCaughtUp(applicationId, CATCH_UP_AFTER_INGEST);
+        double after = seconds(progress.nanoTime() - stopped);
+        figures.put("readingsBehindAtEnd", behind);
+        figures.put("secondsBehindAtEnd", round(behind / (double) ingest.rate(), 2));
+        figures.put("caughtUpAfterSeconds", progress.complete() ? after : null);
+        figures.put("keptUp", progress.complete() && after <= KEPT_UP_WITHIN.toSeconds());
+        return figures;
+    }
+
+    /** The changelog topics of {@code applicationId} on the broker, per topic and in total, per reading committed. */
+    private static Map<String, Object> changelogs(Admin admin, String applicationId, long readings) {
+        List<Changelogs.Topic> topics = Changelogs.of(admin, applicationId);
+        long bytes = topics.stream().mapToLong(Changelogs.Topic::bytes).sum();
+        long records = topics.stream().mapToLong(Changelogs.Topic::records).sum();
+        Map<String, Object> figures = new LinkedHashMap<>();
+        figures.put("bytes", bytes);
+        figures.put("records", records);
+        figures.put("bytesPerReading", round(bytes / (double) Math.max(1, readings), 1));
+        figures.put("recordsPerReading", round(records / (double) Math.max(1, readings), 3));
+        List<Map<String, Object>> perTopic = new ArrayList<>();
+        for (Changelogs.Topic topic : topics) {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("topic", topic.name().substring(applicationId.length() + 1));
+            t.put("partitions", topic.partitions());
+            t.put("bytes", topic.bytes());
+            t.put("records", topic.records());
+            t.put("bytesPerReading", round(topic.bytes() / (double) Math.max(1, readings), 1));
+            t.put("recordsPerReading", round(topic.records() / (double) Math.max(1, readings), 3));
+            perTopic.add(t);
+        }
+        figures.put("topics", perTopic);
         return figures;
     }
 
@@ -312,6 +397,9 @@ public final class EndToEndBenchmark {
         }
         if (result.containsKey("baselineWithGrace")) {
             ratios.put("tspipeOverBaselineWithGrace", round(tspipe / figure("baselineWithGrace", "catchUpReadingsPerSecond"), 2));
+        }
+        if (result.containsKey("ceiling")) {
+            ratios.put("tspipeOverCeiling", round(tspipe / figure("ceiling", "catchUpReadingsPerSecond"), 3));
         }
         ratios.put("tspipeOverConsumeLimit", round(tspipe / figure("limit", "consumeReadingsPerSecond"), 3));
         ratios.put("tspipeOverProduceLimit", round(tspipe / figure("limit", "produceReadingsPerSecond"), 3));

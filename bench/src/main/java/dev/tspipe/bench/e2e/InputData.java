@@ -39,12 +39,14 @@ final class InputData {
     private final byte[][] values;
     private final long[] timestamps;
     private final List<Series> series;
+    private final ReadingGenerator.Options generated;
 
-    private InputData(byte[][] keys, byte[][] values, long[] timestamps, List<Series> series) {
+    private InputData(byte[][] keys, byte[][] values, long[] timestamps, List<Series> series, ReadingGenerator.Options generated) {
         this.keys = keys;
         this.values = values;
         this.timestamps = timestamps;
         this.series = series;
+        this.generated = generated;
     }
 
     /** Readings spread evenly over {@code span} of event time, ending 5 minutes ago: none expired, none in the future. */
@@ -52,8 +54,7 @@ final class InputData {
         Instant start = Instant.now().minus(span).minus(Duration.ofMinutes(5));
         double rate = count / (double) span.toSeconds();
         ReadingGenerator generator = new ReadingGenerator(ReadingGenerator.Options.of(devices, metrics, rate, start));
-        AvroSerializer<Reading> avro = new AvroSerializer<>();
-        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registryUrl), false);
+        AvroSerializer<Reading> avro = serializer(registryUrl);
         byte[][] keys = new byte[count][];
         byte[][] values = new byte[count][];
         long[] timestamps = new long[count];
@@ -66,7 +67,39 @@ final class InputData {
             series.add(new Series(reading.getDeviceId(), reading.getMetric()));
         }
         avro.close();
-        return new InputData(keys, values, timestamps, List.copyOf(series));
+        return new InputData(keys, values, timestamps, List.copyOf(series), generator.options());
+    }
+
+    /** tspipe's Avro serializer in the Confluent wire format, through the registry: how every reading of the harness is written. */
+    static AvroSerializer<Reading> serializer(String registryUrl) {
+        AvroSerializer<Reading> avro = new AvroSerializer<>();
+        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registryUrl), false);
+        return avro;
+    }
+
+    /** The producer of every reading of the harness: acks=all, lz4, batches of up to 512 KiB after 20 ms. */
+    static Map<String, Object> producerConfig(String bootstrap) {
+        return Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4",
+                ProducerConfig.LINGER_MS_CONFIG, 20,
+                ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024,
+                ProducerConfig.BUFFER_MEMORY_CONFIG, 256L * 1024 * 1024);
+    }
+
+    /**
+     * The options of a generator of fresh readings: the same devices and metrics, {@code ratePerSecond}
+     * readings per second of event time, from just after the last preloaded reading (so that none is
+     * older than the preloaded ones), with another seed.
+     */
+    ReadingGenerator.Options freshReadings(double ratePerSecond) {
+        long last = 0;
+        for (long timestamp : timestamps) {
+            last = Math.max(last, timestamp);
+        }
+        return ReadingGenerator.Options.of(generated.devices(), generated.metrics(), ratePerSecond, Instant.ofEpochMilli(last + 1))
+                .withSeed(generated.seed() + 1);
     }
 
     int count() {
@@ -87,16 +120,10 @@ final class InputData {
 
     /** Writes every reading (record timestamp = reading time); returns the elapsed nanoseconds until all are acknowledged. */
     long produce(String bootstrap, String topic) {
-        Map<String, Object> config = Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4",
-                ProducerConfig.LINGER_MS_CONFIG, 20,
-                ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024,
-                ProducerConfig.BUFFER_MEMORY_CONFIG, 256L * 1024 * 1024);
         AtomicReference<Exception> failure = new AtomicReference<>();
         long start = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(bootstrap), new ByteArraySerializer(),
+                new ByteArraySerializer())) {
             for (int i = 0; i < values.length; i++) {
                 producer.send(new ProducerRecord<>(topic, null, timestamps[i], keys[i], values[i]), (metadata, e) -> {
                     if (e != null) {

@@ -1,6 +1,7 @@
 package dev.tspipe.bench.e2e;
 
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.StreamsSettings;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.query.QueryServer;
 import org.apache.kafka.common.TopicPartition;
@@ -28,12 +29,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * runs in the harness's JVM). Driven over stdin/stdout by {@link NodeProcess}:
  *
  * <pre>
- * args:   mode(tspipe|baseline) bootstrap registryUrl applicationId stateDir inputTopic dlqTopic threads httpPort jfrFile|- graceSeconds
+ * args:   mode(tspipe|baseline|noop) bootstrap registryUrl applicationId stateDir inputTopic dlqTopic threads httpPort jfrFile|- graceSeconds
  * stdout: STARTED | STATE RUNNING restoredRecords | JFR-DONE | CLOSED cpuNanos vmHwmKb droppedRecords
  * stdin:  jfr-stop | stop (or end of input)
  * </pre>
  *
- * tspipe runs with a {@link QueryServer} on {@code httpPort} (0: none), as {@code tspipe node} does.
+ * tspipe runs with a {@link QueryServer} on {@code httpPort} (0: none), as {@code tspipe node} does;
+ * {@code noop} is the ceiling ({@link CeilingTopology}) with tspipe's Kafka Streams settings.
  */
 public final class NodeMain {
 
@@ -69,11 +71,14 @@ public final class NodeMain {
             Properties props = new Properties();
             props.putAll(streamsSettings);
             streams = new KafkaStreams(BaselineTopology.build(inputTopic, registryUrl, grace), props);
+        } else if (mode.equals("noop")) {
+            // tspipe's Kafka Streams settings (exactly-once, commit interval, cache, ...), as TspipeStreams applies them.
+            PipelineConfig config = pipelineConfig(registryUrl, inputTopic, dlqTopic);
+            Properties props = new Properties();
+            props.putAll(StreamsSettings.merged(config, streamsSettings));
+            streams = new KafkaStreams(CeilingTopology.build(config), props);
         } else if (mode.equals("tspipe")) {
-            PipelineConfig config = new PipelineConfig(Map.of(
-                    PipelineConfig.SCHEMA_REGISTRY_URL, registryUrl,
-                    PipelineConfig.READINGS_TOPIC, inputTopic,
-                    PipelineConfig.DLQ_TOPIC, dlqTopic));
+            PipelineConfig config = pipelineConfig(registryUrl, inputTopic, dlqTopic);
             if (httpPort > 0) {
                 streamsSettings.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + httpPort);
             }
@@ -83,7 +88,7 @@ public final class NodeMain {
                         .bindHost("127.0.0.1").port(httpPort).advertised(new HostInfo("127.0.0.1", httpPort)).start();
             }
         } else {
-            throw new IllegalArgumentException("mode must be tspipe or baseline, not " + mode);
+            throw new IllegalArgumentException("mode must be tspipe, baseline or noop, not " + mode);
         }
 
         AtomicLong restored = new AtomicLong();
@@ -128,6 +133,13 @@ public final class NodeMain {
                 .withTimeout(Duration.ofSeconds(60)));
         long cpu = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
         out.println("CLOSED " + cpu + " " + ProcessMemory.peakRssKb(ProcessHandle.current().pid()) + " " + (long) dropped);
+    }
+
+    private static PipelineConfig pipelineConfig(String registryUrl, String inputTopic, String dlqTopic) {
+        return new PipelineConfig(Map.of(
+                PipelineConfig.SCHEMA_REGISTRY_URL, registryUrl,
+                PipelineConfig.READINGS_TOPIC, inputTopic,
+                PipelineConfig.DLQ_TOPIC, dlqTopic));
     }
 
     /** A JFR recording with the {@code profile} settings, from start until the harness says the catch-up is over. */

@@ -12,7 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** End offsets of whole topics, through the admin client. */
+/** End offsets of whole topics and a group's committed offsets on them, through the admin client. */
 final class Offsets {
 
     private Offsets() {
@@ -31,6 +31,21 @@ final class Offsets {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading the end offsets of " + topic, e);
+        }
+    }
+
+    /** The sum of the offsets {@code groupId} has committed on {@code topic}'s partitions (0 for a partition without one). */
+    static long committed(Admin admin, String groupId, String topic) {
+        try {
+            return admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)
+                    .entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+                    .mapToLong(e -> e.getValue().offset()).sum();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot read the committed offsets of " + groupId + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading offsets of " + groupId, e);
         }
     }
 }

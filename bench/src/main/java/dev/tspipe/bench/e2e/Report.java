@@ -6,6 +6,9 @@ import java.util.Map;
 /** The markdown summary of a run's result map, as printed to stdout and pasted into docs/benchmarks.md. */
 final class Report {
 
+    /** The applications' sections of the result, in the order they run. */
+    private static final List<String> APPLICATIONS = List.of("baseline", "baselineWithGrace", "ceiling", "tspipe");
+
     private Report() {
     }
 
@@ -19,40 +22,79 @@ final class Report {
         md.append("`").append(result.get("command")).append("`\n\n");
 
         Map<String, Object> limit = (Map<String, Object>) result.get("limit");
-        md.append("| phase | readings/s | seconds | app CPU s | broker CPU s | peak RSS MiB | state bytes/reading | load avg (1/5/15 min) |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+        md.append("| phase | readings/s | seconds | app CPU s | app CPU µs/reading | broker CPU s | peak RSS MiB | state bytes/reading"
+                + " | changelog bytes/reading | changelog records/reading | load avg (1/5/15 min) |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         md.append(row("limit: plain producer", limit.get("produceReadingsPerSecond"), limit.get("produceSeconds"),
-                "(" + limit.get("produceCpuSeconds") + " incl. broker)", "", "", "", limit.get("produceLoadAverage")));
+                "(" + limit.get("produceCpuSeconds") + " incl. broker)", "", "", "", "", "", "", limit.get("produceLoadAverage")));
         md.append(row("limit: plain consumer", limit.get("consumeReadingsPerSecond"), limit.get("consumeSeconds"),
-                "(" + limit.get("consumeCpuSeconds") + " incl. broker)", "", "", "", limit.get("consumeLoadAverage")));
-        for (String app : List.of("baseline", "baselineWithGrace", "tspipe")) {
+                "(" + limit.get("consumeCpuSeconds") + " incl. broker)", "", "", "", "", "", "", limit.get("consumeLoadAverage")));
+        for (String app : APPLICATIONS) {
             Map<String, Object> f = (Map<String, Object>) result.get(app);
             if (f != null) {
-                String label = app.equals("baselineWithGrace") ? "baseline, grace " + f.get("graceSeconds") + " s" : app;
+                String label = switch (app) {
+                    case "baselineWithGrace" -> "baseline, grace " + f.get("graceSeconds") + " s";
+                    case "ceiling" -> "ceiling (decode + validate, nothing stored)";
+                    default -> app;
+                };
                 String state = Boolean.TRUE.equals(f.get("caughtUp")) ? "" : ", NOT caught up: " + f.get("readingsCommitted") + " committed in the time limit";
+                Object rss = f.containsKey("peakRssWithQueriesMiB")
+                        ? f.get("peakRssMiB") + " (" + f.get("peakRssWithQueriesMiB") + " after the queries)" : f.get("peakRssMiB");
+                Map<String, Object> changelogs = (Map<String, Object>) f.get("changelogs");
                 md.append(row(label + " catch-up (exactly-once; " + f.get("droppedRecords") + " dropped" + state + ")", f.get("catchUpReadingsPerSecond"), f.get("catchUpSeconds"),
-                        f.get("cpuSeconds"), f.get("brokerCpuSeconds"), f.get("peakRssMiB"), f.get("stateBytesPerReading"),
+                        f.get("cpuSeconds"), f.get("cpuMicrosPerReading"), f.get("brokerCpuSeconds"), rss,
+                        f.get("stateBytesPerReading") + " (" + f.get("readingsInState") + " readings)",
+                        changelogs.get("bytesPerReading"), changelogs.get("recordsPerReading"),
                         f.get("loadAverageBefore") + " → " + f.get("loadAverageAfter")));
             }
         }
         Map<String, Object> tspipe = (Map<String, Object>) result.get("tspipe");
         Map<String, Object> restore = tspipe == null ? null : (Map<String, Object>) tspipe.get("restore");
         if (restore != null) {
-            md.append(row("tspipe restore (changelog records)", restore.get("rowsPerSecond"), restore.get("secondsUntilRunning"),
-                    "", "", restore.get("peakRssMiB"), "", restore.get("loadAverageBefore")));
+            md.append(row("tspipe restore (" + restore.get("changelogRecordsRestored") + " changelog records)", restore.get("rowsPerSecond"),
+                    restore.get("secondsUntilRunning"), "", "", "", restore.get("peakRssMiB"), "", "", "", restore.get("loadAverageBefore")));
         }
         md.append("\nRatios: ").append(result.get("ratios")).append("\n");
 
+        md.append("\nChangelogs right after each catch-up (bytes the broker holds; records = end - start offsets, commit markers included):\n\n");
+        md.append("| application | changelog topic | partitions | bytes | bytes/reading | records | records/reading |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (String app : APPLICATIONS) {
+            Map<String, Object> f = (Map<String, Object>) result.get(app);
+            if (f != null) {
+                Map<String, Object> changelogs = (Map<String, Object>) f.get("changelogs");
+                for (Map<String, Object> topic : (List<Map<String, Object>>) changelogs.get("topics")) {
+                    md.append(row(app, "`" + topic.get("topic") + "`", topic.get("partitions"), topic.get("bytes"), topic.get("bytesPerReading"),
+                            topic.get("records"), topic.get("recordsPerReading")));
+                }
+                md.append(row(app, "**total** (" + f.get("readingsCommitted") + " readings)", "", changelogs.get("bytes"),
+                        changelogs.get("bytesPerReading"), changelogs.get("records"), changelogs.get("recordsPerReading")));
+            }
+        }
+
         Map<String, Object> queries = tspipe == null ? null : (Map<String, Object>) tspipe.get("queries");
         if (queries != null) {
-            md.append("\n| endpoint | target | req/s | requests | errors | p50 ms | p99 ms | p99.9 ms | max ms | load avg |\n");
-            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            Map<String, Object> ingest = (Map<String, Object>) queries.get("ingest");
+            if (ingest == null) {
+                md.append("\nQueries with both instances idle (no ingest):\n");
+            } else {
+                Object caughtUp = ingest.get("caughtUpAfterSeconds");
+                md.append("\nQueries under ingest: ").append(ingest.get("ratePerSecond")).append(" fresh readings/s asked, ")
+                        .append(ingest.get("achievedReadingsPerSecond")).append("/s acknowledged over ").append(ingest.get("seconds"))
+                        .append(" s (").append(ingest.get("sent")).append(" readings sent, ").append(ingest.get("acknowledged"))
+                        .append(" acknowledged, ").append(ingest.get("failed")).append(" failed")
+                        .append(ingest.containsKey("firstFailure") ? ", first failure: " + ingest.get("firstFailure") : "")
+                        .append("); when it stopped the group was ").append(ingest.get("readingsBehindAtEnd"))
+                        .append(" readings (").append(ingest.get("secondsBehindAtEnd")).append(" s) behind, ")
+                        .append(caughtUp == null ? "and had not caught up " + EndToEndBenchmark.CATCH_UP_AFTER_INGEST.toSeconds() + " s later" : "caught up after " + caughtUp + " s")
+                        .append(": **").append(Boolean.TRUE.equals(ingest.get("keptUp")) ? "kept up" : "did not keep up").append("**\n");
+            }
+            md.append("\n| endpoint | target | req/s | requests | errors | p50 ms | p99 ms | p99.9 ms | max ms | ingest readings/s | load avg |\n");
+            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
             for (Map<String, Object> step : (List<Map<String, Object>>) queries.get("steps")) {
-                md.append("| `").append(step.get("endpoint")).append("` | ").append(step.get("target")).append(" | ")
-                        .append(step.get("ratePerSecond")).append(" | ").append(step.get("requests")).append(" | ")
-                        .append(step.get("errors")).append(" | ").append(step.get("p50Ms")).append(" | ")
-                        .append(step.get("p99Ms")).append(" | ").append(step.get("p999Ms")).append(" | ")
-                        .append(step.get("maxMs")).append(" | ").append(step.get("loadAverage")).append(" |\n");
+                md.append(row("`" + step.get("endpoint") + "`", step.get("target"), step.get("ratePerSecond"), step.get("requests"),
+                        step.get("errors"), step.get("p50Ms"), step.get("p99Ms"), step.get("p999Ms"), step.get("maxMs"),
+                        step.get("ingestReadingsPerSecond"), step.get("loadAverage")));
             }
         }
         Map<String, Object> profile = tspipe == null ? null : (Map<String, Object>) tspipe.get("profile");

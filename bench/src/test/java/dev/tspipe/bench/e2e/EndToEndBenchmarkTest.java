@@ -14,35 +14,78 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The harness runs end to end on tiny sizes and its result holds every figure. Nothing is timed
  * or compared here: the figures of a tiny run mean nothing; docs/benchmarks.md has a real run.
- * The query phase is skipped: with a second instance joining it would double the test's time
- * (about 20 s of 55); it runs in every default run of the harness.
+ * Every phase runs, the query phase with one 1-second step per endpoint and target while fresh
+ * readings are written (a second instance joins); the whole test takes about a minute.
  */
 class EndToEndBenchmarkTest {
 
+    private static final int READINGS = 2000;
+
     @Test
     void aTinyRunWritesEveryFigure(@TempDir Path out) throws IOException {
-        BenchOptions options = BenchOptions.parse("--readings", "2000", "--devices", "50", "--partitions", "2",
-                "--baseline-grace-seconds", "0", "--skip-queries", "--out", out.toString(),
+        BenchOptions options = BenchOptions.parse("--readings", Integer.toString(READINGS), "--devices", "50", "--partitions", "2",
+                "--baseline-grace-seconds", "0", "--query-rates", "50", "--query-seconds", "1", "--settle-seconds", "2",
+                "--ingest-rate", "200", "--out", out.toString(),
                 // Short-lived child JVMs: C1 only and the serial collector start faster on 2 cores.
                 "--node-jvm-opts", "-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
 
-        Path file = new EndToEndBenchmark(options).run("--readings 2000");
+        Path file = new EndToEndBenchmark(options).run("--readings " + READINGS);
         JsonNode result = new ObjectMapper().readTree(file.toFile());
 
         assertThat(result.at("/machine/cores").asInt()).isPositive();
         assertThat(List.of("/limit/produceReadingsPerSecond", "/limit/consumeReadingsPerSecond",
                 "/baseline/catchUpReadingsPerSecond", "/baseline/cpuSeconds", "/baseline/brokerCpuSeconds",
                 "/baseline/peakRssMiB", "/baseline/stateBytesPerReading", "/baseline/droppedRecords", "/baseline/readingsCommitted",
+                "/ceiling/catchUpReadingsPerSecond", "/ceiling/cpuSeconds", "/ceiling/cpuMicrosPerReading", "/ceiling/brokerCpuSeconds",
+                "/ceiling/peakRssMiB", "/ceiling/changelogs/bytes",
                 "/tspipe/catchUpReadingsPerSecond", "/tspipe/cpuSeconds", "/tspipe/brokerCpuSeconds",
-                "/tspipe/peakRssMiB", "/tspipe/stateBytesPerReading", "/tspipe/droppedRecords",
+                "/tspipe/peakRssMiB", "/tspipe/peakRssWithQueriesMiB", "/tspipe/stateBytesPerReading", "/tspipe/droppedRecords",
+                "/tspipe/changelogs/bytesPerReading", "/tspipe/changelogs/recordsPerReading",
                 "/tspipe/restore/rowsPerSecond", "/tspipe/restore/changelogRecordsRestored",
                 "/tspipe/profile/executionSamples",
-                "/ratios/tspipeOverBaseline", "/ratios/tspipeOverConsumeLimit", "/ratios/tspipeOverProduceLimit"))
+                "/ratios/tspipeOverBaseline", "/ratios/tspipeOverCeiling", "/ratios/tspipeOverConsumeLimit",
+                "/ratios/tspipeOverProduceLimit"))
                 .allSatisfy(pointer -> assertThat(result.at(pointer).isNumber()).as(pointer).isTrue());
         assertThat(result.at("/tspipe/catchUpReadingsPerSecond").asDouble()).isPositive();
-        assertThat(result.at("/tspipe/restore/changelogRecordsRestored").asLong()).isGreaterThanOrEqualTo(2000);
+        assertThat(result.at("/tspipe/restore/changelogRecordsRestored").asLong()).isGreaterThanOrEqualTo(READINGS);
+
+        // The ceiling reads everything and stores nothing.
+        assertThat(result.at("/ceiling/caughtUp").asBoolean()).isTrue();
+        assertThat(result.at("/ceiling/readingsCommitted").asLong()).isEqualTo(READINGS);
+        assertThat(result.at("/ceiling/catchUpReadingsPerSecond").asDouble()).isPositive();
+        assertThat(result.at("/ceiling/changelogs/records").asLong()).isZero();
+        assertThat(result.at("/ratios/tspipeOverCeiling").asDouble()).isPositive();
+
+        // tspipe's changelogs: every topic is one of its own, the total is their sum, and each reading wrote at least its raw row.
+        JsonNode changelogs = result.at("/tspipe/changelogs");
+        assertThat(changelogs.path("topics")).isNotEmpty().allSatisfy(topic -> {
+            assertThat(topic.path("topic").asText()).endsWith("-changelog");
+            assertThat(topic.path("bytes").asLong()).isNotNegative();
+        });
+        long topicBytes = 0;
+        for (JsonNode topic : changelogs.path("topics")) {
+            topicBytes += topic.path("bytes").asLong();
+        }
+        assertThat(changelogs.path("bytes").asLong()).isPositive().isEqualTo(topicBytes);
+        assertThat(changelogs.path("records").asLong()).isGreaterThanOrEqualTo(READINGS);
+        assertThat(changelogs.path("recordsPerReading").asDouble()).isGreaterThanOrEqualTo(1.0);
+
+        // Queries while fresh readings arrive: every step measured some ingest, and the node stored what was written.
+        JsonNode queries = result.at("/tspipe/queries");
+        assertThat(queries.path("steps")).hasSize(6).allSatisfy(step -> {
+            assertThat(step.path("requests").asLong()).isPositive();
+            assertThat(step.path("ingestReadingsPerSecond").asLong()).isPositive();
+        });
+        JsonNode ingest = queries.path("ingest");
+        assertThat(ingest.path("acknowledged").asLong()).isPositive();
+        assertThat(ingest.path("failed").asLong()).isZero();
+        assertThat(ingest.path("achievedReadingsPerSecond").asLong()).isPositive();
+        assertThat(ingest.path("keptUp").isBoolean()).isTrue();
+        assertThat(ingest.path("readingsBehindAtEnd").isNumber()).isTrue();
+        assertThat(result.at("/tspipe/readingsInState").asLong()).isEqualTo(READINGS + ingest.path("acknowledged").asLong());
 
         assertThat(Report.markdown(new ObjectMapper().readValue(file.toFile(), java.util.Map.class)))
-                .contains("tspipe catch-up", "baseline catch-up", "tspipe restore");
+                .contains("tspipe catch-up", "baseline catch-up", "ceiling", "tspipe restore", "changelog topic",
+                        "Queries under ingest", "ingest readings/s");
     }
 }

@@ -1,0 +1,119 @@
+package dev.tspipe.bench.e2e;
+
+import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.ReadingValidator;
+import dev.tspipe.schemas.serde.AvroDeserializer;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * The ceiling: what any store design can reach at most. It reads {@code readings} as tspipe does
+ * ({@code byte[]}), decodes every value with tspipe's {@link AvroDeserializer} (configured as
+ * tspipe's decode step configures it: the registry URL, generic records) and validates it with
+ * tspipe's own {@link ReadingValidator}, which also builds the row key; it stores nothing.
+ *
+ * <pre>
+ * readings ─► decode-and-validate ─┬─ accepted: nothing (no store, no changelog)
+ *                                  └─ rejected ─► readings-dlq (never written by this input)
+ * </pre>
+ *
+ * The rejected branch keeps a sink, as tspipe has, so that the validation's verdict is used. Of
+ * tspipe's decode step it leaves out the partition check (one murmur2 per record: the node is not
+ * told the partition count), the dead-letter headers and the pipeline metrics, which valid
+ * readings do not touch either. Run with tspipe's Kafka Streams settings (exactly-once, commit
+ * every second) by {@link NodeMain} in mode {@code noop}.
+ */
+final class CeilingTopology {
+
+    private CeilingTopology() {
+    }
+
+    /** The topology; pure, no I/O until Kafka Streams runs it. */
+    static Topology build(PipelineConfig config) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(config.readingsTopic(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("readings"))
+                .process(() -> new DecodeAndValidate(config), Named.as("decode-and-validate"))
+                .to(config.dlqTopic(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("rejected"));
+        return builder.build();
+    }
+
+    /** Decodes and validates each record; forwards only the rejected ones, unchanged. */
+    static final class DecodeAndValidate implements Processor<byte[], byte[], byte[], byte[]> {
+
+        private static final Logger log = LoggerFactory.getLogger(DecodeAndValidate.class);
+
+        private final PipelineConfig config;
+        private final ReadingValidator validator;
+        private ProcessorContext<byte[], byte[]> context;
+        private AvroDeserializer<Object> deserializer;
+        private long accepted;
+        private long misplaced;
+        private long rejected;
+
+        DecodeAndValidate(PipelineConfig config) {
+            this.config = config;
+            this.validator = new ReadingValidator(config.keyLayout());
+        }
+
+        @Override
+        public void init(ProcessorContext<byte[], byte[]> context) {
+            this.context = context;
+            deserializer = new AvroDeserializer<>();
+            deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl()), false);
+        }
+
+        @Override
+        public void process(Record<byte[], byte[]> record) {
+            if (accept(record.value()) instanceof ReadingValidator.Accepted reading) {
+                accepted++;
+                // tspipe's placement check: is the record keyed by its device?
+                byte[] deviceKey = reading.reading().series().distributionKey().getBytes(StandardCharsets.UTF_8);
+                if (!Arrays.equals(record.key(), deviceKey)) {
+                    misplaced++;
+                }
+            } else {
+                rejected++;
+                context.forward(record);
+            }
+        }
+
+        /** tspipe's verdict on a value it can decode; null for one it rejects before validation (no value, too large, undecodable). */
+        private ReadingValidator.Verdict accept(byte[] value) {
+            if (value == null || value.length > config.maxValueBytes()) {
+                return null;
+            }
+            try {
+                return validator.validate(deserializer.deserialize(config.readingsTopic(), value));
+            } catch (SerializationException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public void close() {
+            // The harness's input is all valid and keyed by device: anything else means the ceiling did other work than tspipe.
+            if (rejected > 0 || misplaced > 0) {
+                log.warn("Ceiling task {}: {} readings accepted, {} of them not keyed by their device; {} rejected",
+                        context == null ? "-" : context.taskId(), accepted, misplaced, rejected);
+            }
+            if (deserializer != null) {
+                deserializer.close();
+            }
+        }
+    }
+}
