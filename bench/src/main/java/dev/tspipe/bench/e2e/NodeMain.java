@@ -1,5 +1,6 @@
 package dev.tspipe.bench.e2e;
 
+import dev.tspipe.processor.store.SeriesStore;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.StreamsSettings;
 import dev.tspipe.processor.topology.TspipeStreams;
@@ -30,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * args:   mode(tspipe|baseline|noop) bootstrap registryUrl applicationId stateDir inputTopic dlqTopic threads httpPort jfrFile|- graceSeconds
- * stdout: STARTED | STATE RUNNING restoredRecords | JFR-DONE | CLOSED cpuNanos vmHwmKb droppedRecords
+ * stdout: STARTED | STATE RUNNING restoredRecords restoredRows | JFR-DONE | CLOSED cpuNanos vmHwmKb droppedRecords
  * stdin:  jfr-stop | stop (or end of input)
  * </pre>
  *
@@ -108,7 +109,7 @@ public final class NodeMain {
         });
         streams.setStateListener((newState, oldState) -> {
             if (newState == KafkaStreams.State.RUNNING) {
-                out.println("STATE RUNNING " + restored.get());
+                out.println("STATE RUNNING " + restored.get() + " " + SeriesStore.rowsRestored());
             }
         });
         streams.start();

@@ -51,7 +51,8 @@ final class Report {
         Map<String, Object> tspipe = (Map<String, Object>) result.get("tspipe");
         Map<String, Object> restore = tspipe == null ? null : (Map<String, Object>) tspipe.get("restore");
         if (restore != null) {
-            md.append(row("tspipe restore (" + restore.get("changelogRecordsRestored") + " changelog records)", restore.get("rowsPerSecond"),
+            md.append(row("tspipe restore (" + restore.get("rowsRestored") + " rows from " + restore.get("changelogRecordsRestored")
+                            + " changelog records; rows/s)", restore.get("rowsPerSecond"),
                     restore.get("secondsUntilRunning"), "", "", "", restore.get("peakRssMiB"), "", "", "", restore.get("loadAverageBefore")));
         }
         md.append("\nRatios: ").append(result.get("ratios")).append("\n");

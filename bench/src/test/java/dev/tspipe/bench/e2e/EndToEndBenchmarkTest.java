@@ -47,7 +47,9 @@ class EndToEndBenchmarkTest {
                 "/ratios/tspipeOverProduceLimit"))
                 .allSatisfy(pointer -> assertThat(result.at(pointer).isNumber()).as(pointer).isTrue());
         assertThat(result.at("/tspipe/catchUpReadingsPerSecond").asDouble()).isPositive();
-        assertThat(result.at("/tspipe/restore/changelogRecordsRestored").asLong()).isGreaterThanOrEqualTo(READINGS);
+        assertThat(result.at("/tspipe/restore/changelogRecordsRestored").asLong()).isPositive();
+        // Every reading's raw row, its buckets and its series' latest value come back.
+        assertThat(result.at("/tspipe/restore/rowsRestored").asLong()).isGreaterThanOrEqualTo(READINGS);
 
         // The ceiling reads everything and stores nothing.
         assertThat(result.at("/ceiling/caughtUp").asBoolean()).isTrue();
@@ -56,7 +58,8 @@ class EndToEndBenchmarkTest {
         assertThat(result.at("/ceiling/changelogs/records").asLong()).isZero();
         assertThat(result.at("/ratios/tspipeOverCeiling").asDouble()).isPositive();
 
-        // tspipe's changelogs: every topic is one of its own, the total is their sum, and each reading wrote at least its raw row.
+        // tspipe's changelogs: every topic is one of its own and the total is their sum. (Since the series store, a
+        // changelog record holds all of a series' new rows of one commit, so there is no fixed ratio to readings.)
         JsonNode changelogs = result.at("/tspipe/changelogs");
         assertThat(changelogs.path("topics")).isNotEmpty().allSatisfy(topic -> {
             assertThat(topic.path("topic").asText()).endsWith("-changelog");
@@ -67,8 +70,8 @@ class EndToEndBenchmarkTest {
             topicBytes += topic.path("bytes").asLong();
         }
         assertThat(changelogs.path("bytes").asLong()).isPositive().isEqualTo(topicBytes);
-        assertThat(changelogs.path("records").asLong()).isGreaterThanOrEqualTo(READINGS);
-        assertThat(changelogs.path("recordsPerReading").asDouble()).isGreaterThanOrEqualTo(1.0);
+        assertThat(changelogs.path("records").asLong()).isPositive();
+        assertThat(changelogs.path("recordsPerReading").asDouble()).isPositive();
 
         // Queries while fresh readings arrive: every step measured some ingest, and the node stored what was written.
         JsonNode queries = result.at("/tspipe/queries");

@@ -117,6 +117,11 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
         }
     }
 
+    /** How many partitions this iterator reads (tests: a range of one series reads only those that overlap it). */
+    int partitionsRead() {
+        return sources.size();
+    }
+
     /** Closes the iterator because the store closes (write lock held); later use fails as Kafka Streams' own iterators do. */
     void closeWithStore() {
         if (!closed) {

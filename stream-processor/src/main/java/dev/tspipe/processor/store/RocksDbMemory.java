@@ -78,6 +78,7 @@ public final class RocksDbMemory {
     static final long ARENA_BLOCK_BYTES = 64L * 1024;
     static final long INFO_LOG_FILE_BYTES = 1024L * 1024;
     static final int MAX_MEMTABLES = 3;
+    static final long MAX_TOTAL_WAL_BYTES = 64L * 1024 * 1024;
     static final long BALANCE_INTERVAL_MS = 200;
     private static final Object MEMTABLES_LOCK = new Object();
     private static final Set<Memtable> MEMTABLES = new LinkedHashSet<>();
@@ -166,7 +167,10 @@ public final class RocksDbMemory {
                 .setWriteBufferManager(shared().writeBufferManager)
                 .setMaxLogFileSize(INFO_LOG_FILE_BYTES)
                 .setKeepLogFileNum(2)
-                .setMaxBackgroundJobs(2);
+                .setMaxBackgroundJobs(2)
+                // The write-ahead log is kept until every column family with data in it has flushed: past this
+                // size RocksDB flushes the column families that hold the oldest log files.
+                .setMaxTotalWalSize(MAX_TOTAL_WAL_BYTES);
     }
 
     /** A memtable that {@link #balanceMemtables()} may flush: one column family of a series store. */

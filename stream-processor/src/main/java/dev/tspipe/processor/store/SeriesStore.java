@@ -18,6 +18,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.kafka.common.utils.Bytes;
@@ -78,8 +79,13 @@ public final class SeriesStore implements AutoCloseable {
     public static final String DIRECTORY = "series";
     private static final Logger LOG = LoggerFactory.getLogger(SeriesStore.class);
     private static final byte[] STREAM_TIME_KEY = "stream-time".getBytes(StandardCharsets.US_ASCII);
+    private static final String OFFSET_KEY_PREFIX = "changelog-offset.";
+    /** Bytes a reading holds in the buffers until its batch is committed, besides its row: keys, buckets, objects. */
+    private static final int BUFFERED_BYTES_PER_READING = 256;
     /** Series whose state stays known between flushes; beyond it the clean ones are forgotten (about 300 bytes each). */
     static final int MAX_KNOWN_SERIES = 65_536;
+    /** Rows written by restores (all tables) in this JVM: what a restore costs, measured in rows, not changelog records. */
+    private static final LongAdder ROWS_RESTORED = new LongAdder();
 
     private final SeriesStoreSpec spec;
     private final File dir;
@@ -96,10 +102,16 @@ public final class SeriesStore implements AutoCloseable {
     private final Set<PartitionIterator> iterators = ConcurrentHashMap.newKeySet();
     private final Map<Bytes, SeriesBuffer> series = new HashMap<>();
     private final List<SeriesBuffer> dirty = new ArrayList<>();
+    /** Batches flushed (their changelog records sent in the task's transaction) but not yet known to be committed. */
+    private final List<WriteBatch> sent = new ArrayList<>();
+    /** The changelog offsets Kafka Streams reported since the sent batches were applied, per table. */
+    private final Map<Table, Long> reported = new EnumMap<>(Table.class);
+    private long pendingBytes;
+    private boolean warnedUncommitted;
     private volatile long streamTime;
     private volatile boolean open;
 
-    private SeriesStore(SeriesStoreSpec spec, File dir, boolean writeAheadLog) {
+    private SeriesStore(SeriesStoreSpec spec, File dir) {
         this.spec = spec;
         this.dir = dir;
         if (!dir.isDirectory() && !dir.mkdirs()) {
@@ -110,10 +122,10 @@ public final class SeriesStore implements AutoCloseable {
         hotOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Partition.HOT_COMPRESSION, Partition.COLD_COMPRESSION);
         coldOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Partition.COLD_COMPRESSION, Partition.COLD_COMPRESSION);
         metaOptions = RocksDbMemory.columnFamilyOptions(tableConfig, CompressionType.NO_COMPRESSION, CompressionType.NO_COMPRESSION);
-        // Exactly once, the changelog is the write-ahead log, as for Kafka Streams' own RocksDB stores (a crash
-        // means a restore); at least once, Kafka Streams writes a checkpoint after commits, so the data must
-        // survive a crash of the process: RocksDB's WAL (not synced) does that.
-        writeOptions = new WriteOptions().setDisableWAL(!writeAheadLog);
+        // RocksDB's write-ahead log (not synced: one sequential write per commit) makes every applied batch, with
+        // the changelog offsets it covers, survive a crash of the process: a restart replays only what the store
+        // had not applied (docs/storage.md, "Crashes").
+        writeOptions = new WriteOptions().setDisableWAL(false).setSync(false);
         for (Table table : Table.values()) {
             partitions.put(table, new TreeMap<>());
         }
@@ -125,21 +137,22 @@ public final class SeriesStore implements AutoCloseable {
                     + "; delete the directory to rebuild it from the changelogs", e);
         }
         meta = metaHandles.get(0);
-        streamTime = readStreamTime();
         open = true;
+        streamTime = readStreamTime();
         for (Partition partition : allPartitions()) {
             RocksDbMemory.register(partition);
         }
         dropExpiredPartitions();
     }
 
-    /**
-     * Opens (or creates) the store in {@code dir}.
-     *
-     * @param writeAheadLog whether RocksDB keeps a write-ahead log (at least once: yes; exactly once the changelog is the log)
-     */
-    public static SeriesStore open(SeriesStoreSpec spec, File dir, boolean writeAheadLog) {
-        return new SeriesStore(spec, dir, writeAheadLog);
+    /** Rows written by restores in this JVM so far (every table; a grouped changelog record holds many). */
+    public static long rowsRestored() {
+        return ROWS_RESTORED.sum();
+    }
+
+    /** Opens (or creates) the store in {@code dir}. */
+    public static SeriesStore open(SeriesStoreSpec spec, File dir) {
+        return new SeriesStore(spec, dir);
     }
 
     private RocksDB openDatabase() throws RocksDBException {
@@ -228,6 +241,9 @@ public final class SeriesStore implements AutoCloseable {
      */
     public Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
         validateOpen();
+        if (!sent.isEmpty()) {
+            applySentWithoutOffsets();
+        }
         byte[] prefix = RowKey.seriesPrefixOf(rowKey);
         SeriesBuffer buffer = buffer(prefix);
         long newest = buffer.latestMillis;
@@ -239,6 +255,7 @@ public final class SeriesStore implements AutoCloseable {
             return Outcome.DUPLICATE;
         }
         buffer.rows.put(epochMillis, row);
+        pendingBytes += row.length + rowKey.length + BUFFERED_BYTES_PER_READING;
         markDirty(buffer);
         if (epochMillis > streamTime) {
             streamTime = epochMillis;
@@ -326,22 +343,20 @@ public final class SeriesStore implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #flush} has anything to write. */
-    public boolean hasPendingWrites() {
-        return !dirty.isEmpty();
-    }
-
     /**
-     * Writes everything ingested since the last flush: one RocksDB write batch (with stream time), and the
-     * changelog records through {@code changelog}. Rows that have expired since they were ingested (stream
-     * time moved on within the interval) are left out of both. Then drops the partitions that have expired.
+     * Sends everything ingested since the last flush to the changelogs (Kafka Streams calls this before it
+     * commits the task's transaction, which then holds the records) and prepares its RocksDB write batch.
+     * The batch is applied only once the transaction is known to be committed ({@link #committed}), so the
+     * database never holds a write that the changelog may not have. Rows that have expired since they were
+     * ingested (stream time moved on within the interval) are left out of both.
      */
     public void flush(Changelog changelog) {
         validateOpen();
         if (dirty.isEmpty()) {
             return;
         }
-        try (WriteBatch batch = new WriteBatch()) {
+        WriteBatch batch = new WriteBatch();
+        try {
             for (SeriesBuffer buffer : dirty) {
                 writeGroup(batch, changelog, Table.RAW, buffer.prefix, buffer.rows);
                 writeGroup(batch, changelog, Table.MINUTE, buffer.prefix, buffer.buckets.get(RollupStep.MINUTE));
@@ -361,18 +376,95 @@ public final class SeriesStore implements AutoCloseable {
                     changelog.send(Table.LATEST, buffer.prefix, buffer.latestValue, buffer.latestMillis);
                 }
             }
-            batch.put(meta, STREAM_TIME_KEY, ByteBuffer.allocate(8).putLong(streamTime).array());
-            write(batch);
+            batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
+        } catch (RocksDBException | RuntimeException e) {
+            batch.close();
+            throw e instanceof RuntimeException runtime ? runtime
+                    : new ProcessorStateException("cannot prepare a write to the series store in " + dir, e);
+        }
+        sent.add(batch);
+        dirty.forEach(SeriesBuffer::clean);
+        dirty.clear();
+    }
+
+    /**
+     * Kafka Streams reports, after the task's transaction committed, the changelog offset up to which {@code table}'s
+     * store is covered ({@code StateStore.commit}); once every table has reported, the sent batches are applied to
+     * RocksDB in one go, with those offsets ({@link #committedOffset}) and stream time, atomically.
+     */
+    public void committed(Table table, Long changelogOffset) {
+        validateOpen();
+        reported.put(table, changelogOffset);
+        if (reported.size() < Table.values().length) {
+            return;
+        }
+        try (WriteBatch offsets = new WriteBatch()) {
+            for (Map.Entry<Table, Long> entry : reported.entrySet()) {
+                byte[] key = offsetKey(entry.getKey());
+                if (entry.getValue() == null) {
+                    offsets.delete(meta, key);
+                } else {
+                    offsets.put(meta, key, longBytes(entry.getValue()));
+                }
+            }
+            offsets.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
+            applySent(offsets);
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot write to the series store in " + dir, e);
+        } finally {
+            reported.clear();
+        }
+    }
+
+    /**
+     * Processing went on without Kafka Streams reporting the commit of the sent batches, so the transaction did
+     * commit (an aborted one closes the task and this store): apply them, and forget the stored offsets, so that a
+     * crash before the next report restores the whole changelog over the data instead of trusting old offsets.
+     */
+    private void applySentWithoutOffsets() {
+        if (!warnedUncommitted) {
+            warnedUncommitted = true;
+            LOG.warn("The series store in {} had flushed writes that Kafka Streams did not report committed before "
+                    + "processing went on; applied them now (is enable.transactional.statestores off?)", dir);
+        }
+        try (WriteBatch offsets = new WriteBatch()) {
+            for (Table table : Table.values()) {
+                offsets.delete(meta, offsetKey(table));
+            }
+            offsets.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
+            applySent(offsets);
         } catch (RocksDBException e) {
             throw new ProcessorStateException("cannot write to the series store in " + dir, e);
         }
-        dirty.forEach(SeriesBuffer::clean);
-        dirty.clear();
+    }
+
+    private void applySent(WriteBatch last) throws RocksDBException {
+        try {
+            for (WriteBatch batch : sent) {
+                write(batch);
+            }
+            write(last);
+        } finally {
+            sent.forEach(WriteBatch::close);
+            sent.clear();
+            pendingBytes = 0;
+        }
         if (series.size() > MAX_KNOWN_SERIES) {
             series.clear();
         }
         dropExpiredPartitions();
         RocksDbMemory.balanceMemtables();
+    }
+
+    /** The changelog offset of {@code table} that the stored data covers, or null if unknown (never committed). */
+    public Long committedOffset(Table table) {
+        byte[] value = getMeta(offsetKey(table));
+        return value == null ? null : ByteBuffer.wrap(value).getLong();
+    }
+
+    /** Bytes buffered since the last commit (Kafka Streams commits early above {@code statestore.uncommitted.max.bytes}). */
+    public long uncommittedBytes() {
+        return pendingBytes;
     }
 
     private void writeGroup(WriteBatch batch, Changelog changelog, Table table, byte[] prefix, Map<Long, byte[]> rows)
@@ -419,11 +511,19 @@ public final class SeriesStore implements AutoCloseable {
         // What the buffers know may be stale once rows arrive from elsewhere (a standby promoted, then demoted).
         series.clear();
         dirty.clear();
+        sent.forEach(WriteBatch::close);
+        sent.clear();
+        pendingBytes = 0;
         try (WriteBatch batch = new WriteBatch()) {
             for (KeyValue<byte[], byte[]> record : records) {
                 if (table.grouped()) {
                     if (record.value == null) {
                         continue;
+                    }
+                    if (record.key.length == 0 || record.key[record.key.length - 1] != RowKey.DELIMITER) {
+                        throw new ProcessorStateException("the changelog of " + table.storeName() + " holds a record keyed '"
+                                + printable(record.key) + "', not a series prefix: it was written before tspipe's storage "
+                                + "engine v2; reset the application (docs/storage.md, \"Upgrading\")");
                     }
                     for (ChangelogGroup.Row row : ChangelogGroup.decode(record.value)) {
                         restoreRow(batch, table, RowKey.withTimestamp(record.key, row.epochMillis()), row.epochMillis(), row.value());
@@ -433,7 +533,7 @@ public final class SeriesStore implements AutoCloseable {
                     restoreRow(batch, table, record.key, millis, record.value);
                 }
             }
-            batch.put(meta, STREAM_TIME_KEY, ByteBuffer.allocate(8).putLong(streamTime).array());
+            batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
             write(batch);
         } catch (RocksDBException e) {
             throw new ProcessorStateException("cannot restore into the series store in " + dir, e);
@@ -454,6 +554,7 @@ public final class SeriesStore implements AutoCloseable {
             return;
         }
         batch.put(partitionForWrite(table, millis).handle, key, value);
+        ROWS_RESTORED.increment();
         if (table == Table.RAW && millis > streamTime) {
             streamTime = millis;
         }
@@ -688,7 +789,7 @@ public final class SeriesStore implements AutoCloseable {
         }
     }
 
-    /** Closes the database; writes not flushed are dropped (the task's transaction did not commit them). */
+    /** Closes the database; writes not applied are dropped (the task's transaction did not commit them, or the changelog has them). */
     @Override
     public void close() {
         lock.writeLock().lock();
@@ -703,6 +804,8 @@ public final class SeriesStore implements AutoCloseable {
             iterators.clear();
             series.clear();
             dirty.clear();
+            sent.forEach(WriteBatch::close);
+            sent.clear();
             for (Partition partition : allPartitions()) {
                 RocksDbMemory.unregister(partition);
                 partition.handle.close();
@@ -725,12 +828,28 @@ public final class SeriesStore implements AutoCloseable {
     }
 
     private long readStreamTime() {
+        byte[] value = getMeta(STREAM_TIME_KEY);
+        return value == null ? NO_STREAM_TIME : ByteBuffer.wrap(value).getLong();
+    }
+
+    private byte[] getMeta(byte[] key) {
+        lock.readLock().lock();
         try {
-            byte[] value = db.get(meta, STREAM_TIME_KEY);
-            return value == null ? NO_STREAM_TIME : ByteBuffer.wrap(value).getLong();
+            validateOpen();
+            return db.get(meta, key);
         } catch (RocksDBException e) {
-            throw new ProcessorStateException("cannot read stream time from the series store in " + dir, e);
+            throw new ProcessorStateException("cannot read from the series store in " + dir, e);
+        } finally {
+            lock.readLock().unlock();
         }
+    }
+
+    private static byte[] offsetKey(Table table) {
+        return (OFFSET_KEY_PREFIX + table.storeName()).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] longBytes(long value) {
+        return ByteBuffer.allocate(8).putLong(value).array();
     }
 
     private void validateOpen() {

@@ -6,11 +6,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
@@ -104,10 +104,8 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
 
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
-                String.valueOf(context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG)));
         directory = new File(context.stateDir(), SeriesStore.DIRECTORY);
-        store = SharedSeriesStores.acquire(directory, () -> SeriesStore.open(spec, directory, !exactlyOnce));
+        store = SharedSeriesStores.acquire(directory, () -> SeriesStore.open(spec, directory));
         changelog = StreamsInternals.changelog(context);
         open = true;
         context.register(root, (BatchingStateRestoreCallback) records -> restore(records));
@@ -125,10 +123,33 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
         }
     }
 
+    /**
+     * After the task's transaction committed (with {@code enable.transactional.statestores}, which tspipe sets), and
+     * on standby and restoring tasks: the changelog offset this table's data covers. The series store applies its
+     * sent batches once all five tables have reported, and keeps the offsets with the data ({@link #committedOffset}).
+     */
     @Override
-    public void commit(Map<org.apache.kafka.common.TopicPartition, Long> changelogOffsets) {
-        // Exactly once, Kafka Streams writes a checkpoint only after close, which persists first; at least once,
-        // every write is in RocksDB's write-ahead log before a commit returns.
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        if (open && !changelogOffsets.isEmpty()) {
+            store.committed(table, changelogOffsets.values().iterator().next());
+        }
+    }
+
+    /** The store keeps its changelog offsets itself, with its data, so a crash does not make Kafka Streams wipe it. */
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        return seriesStore().committedOffset(table);
+    }
+
+    /** The buffered bytes of the whole series store, reported once (by the raw table). */
+    @Override
+    public long approximateNumUncommittedBytes() {
+        return open && table == Table.RAW ? store.uncommittedBytes() : 0;
     }
 
     @Override

@@ -33,12 +33,13 @@ class RocksDbMemoryTest {
     private Partition segmentWithRows(String name, int rows) {
         SeriesStore store = SeriesStore.open(SeriesStoreSpec.of(Duration.ofDays(7), Duration.ofDays(1),
                 Map.of(RollupStep.MINUTE, Duration.ofDays(30), RollupStep.HOUR, Duration.ofDays(30), RollupStep.DAY, Duration.ofDays(30))),
-                dir.resolve(name).toFile(), false);
+                dir.resolve(name).toFile());
         stores.add(store);
         for (int i = 0; i < rows; i++) {
             store.ingest(RowKey.withTimestamp(String.format("dev-%06d#temp#", i).getBytes(), T0), T0, new byte[ROW_BYTES], 0);
         }
         store.flush((table, key, value, timestamp) -> { });
+        SeriesStoreModelTest.commit(store);
         return store.partitionsOf(Table.RAW).get(0);
     }
 
