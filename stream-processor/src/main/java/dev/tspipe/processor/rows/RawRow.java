@@ -1,6 +1,5 @@
 package dev.tspipe.processor.rows;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -30,13 +29,21 @@ public record RawRow(double value, Map<String, String> tags) {
         if (tags.isEmpty()) {
             return ByteBuffer.allocate(12).putDouble(value).putInt(0).array();
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(12 + 16 * tags.size());
-        out.writeBytes(ByteBuffer.allocate(12).putDouble(value).putInt(tags.size()).array());
-        tags.forEach((name, tagValue) -> {
-            writeString(out, name);
-            writeString(out, tagValue);
-        });
-        return out.toByteArray();
+        // Every reading's row is encoded once on the hot path: one array of the exact size, no stream.
+        byte[][] strings = new byte[tags.size() * 2][];
+        int size = 12;
+        int i = 0;
+        for (Map.Entry<String, String> tag : tags.entrySet()) {
+            strings[i] = tag.getKey().getBytes(StandardCharsets.UTF_8);
+            strings[i + 1] = tag.getValue().getBytes(StandardCharsets.UTF_8);
+            size += 8 + strings[i].length + strings[i + 1].length;
+            i += 2;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size).putDouble(value).putInt(tags.size());
+        for (byte[] string : strings) {
+            out.putInt(string.length).put(string);
+        }
+        return out.array();
     }
 
     public static RawRow fromBytes(byte[] bytes) {
@@ -54,12 +61,6 @@ public record RawRow(double value, Map<String, String> tags) {
             tags.put(readString(buffer), readString(buffer));
         }
         return new RawRow(value, tags);
-    }
-
-    private static void writeString(ByteArrayOutputStream out, String s) {
-        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-        out.writeBytes(ByteBuffer.allocate(4).putInt(utf8.length).array());
-        out.writeBytes(utf8);
     }
 
     private static String readString(ByteBuffer buffer) {

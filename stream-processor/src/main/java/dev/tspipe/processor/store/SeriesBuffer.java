@@ -1,16 +1,15 @@
 package dev.tspipe.processor.store;
 
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
+import dev.tspipe.processor.rows.Rollup;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * The write-back buffer of one series in a {@link SeriesStore}: what the stream thread wrote since the
  * last flush (raw rows, buckets, the latest reading), and what it knows for sure about the series'
- * stored state (its latest timestamp and the bucket of each resolution it last wrote), so that in-order
- * readings need no read from RocksDB at all.
+ * stored state (its latest timestamp and the current bucket of each resolution), so that in-order
+ * readings need no read from RocksDB and no map lookup: a reading either falls into the current bucket
+ * or opens the next one.
  *
  * <p>Exact, not a guess: the stream thread is the only writer of its task's store, and every value here
  * is one it wrote or read. Only the stream thread touches it. A task that is closed after an aborted
@@ -23,65 +22,287 @@ final class SeriesBuffer {
     final byte[] prefix;
     boolean dirty;
 
-    /** The newest reading's timestamp and {@code LatestReading} bytes; NONE/null if the series has none. */
+    /** The newest reading's timestamp and raw row; NONE/null if the series has none. */
     long latestMillis = NONE;
-    byte[] latestValue;
+    byte[] latestRow;
     boolean latestDirty;
 
-    /** Raw rows written since the last flush, by timestamp, in the order written (a correction replaces). */
-    final LinkedHashMap<Long, byte[]> rows = new LinkedHashMap<>();
-    /** Buckets written since the last flush, per resolution. */
-    final Map<RollupStep, LinkedHashMap<Long, byte[]>> buckets = new EnumMap<>(RollupStep.class);
-    /** The bucket of each resolution last written or read (clean or dirty): start and value. */
-    private final long[] lastBucketStart = new long[RollupStep.values().length];
-    private final byte[][] lastBucketValue = new byte[RollupStep.values().length][];
+    /** Raw rows written since the last flush, in the order written (a correction replaces in place). */
+    private long[] rowMillis = new long[4];
+    private byte[][] rowValues = new byte[4][];
+    private int rowCount;
+    private long newestRow = NONE;
+
+    /** Per resolution: the current bucket, and the dirty buckets it replaced since the last flush. */
+    private final Bucket[] current = new Bucket[RollupStep.values().length];
+    private final Parked[] parked = new Parked[RollupStep.values().length];
 
     SeriesBuffer(byte[] prefix) {
         this.prefix = prefix;
-        java.util.Arrays.fill(lastBucketStart, NONE);
-        for (RollupStep step : RollupStep.values()) {
-            buckets.put(step, new LinkedHashMap<>());
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Raw rows
+
+    /** The row at {@code millis} written since the last flush, or null. */
+    byte[] pendingRow(long millis) {
+        if (rowCount == 0 || millis > newestRow) {
+            return null;
+        }
+        for (int i = rowCount - 1; i >= 0; i--) {
+            if (rowMillis[i] == millis) {
+                return rowValues[i];
+            }
+        }
+        return null;
+    }
+
+    void putRow(long millis, byte[] row) {
+        if (rowCount > 0 && millis <= newestRow) {
+            for (int i = rowCount - 1; i >= 0; i--) {
+                if (rowMillis[i] == millis) {
+                    rowValues[i] = row;
+                    return;
+                }
+            }
+        }
+        if (rowCount == rowMillis.length) {
+            rowMillis = Arrays.copyOf(rowMillis, rowCount * 2);
+            rowValues = Arrays.copyOf(rowValues, rowCount * 2);
+        }
+        rowMillis[rowCount] = millis;
+        rowValues[rowCount] = row;
+        rowCount++;
+        newestRow = Math.max(newestRow, millis);
+    }
+
+    int rowCount() {
+        return rowCount;
+    }
+
+    long rowMillis(int i) {
+        return rowMillis[i];
+    }
+
+    byte[] rowValue(int i) {
+        return rowValues[i];
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Buckets
+
+    /** The current bucket of {@code step} if it starts at {@code start} (taking it back from the parked ones if needed), or null. */
+    Bucket bucket(RollupStep step, long start) {
+        Bucket bucket = current[step.ordinal()];
+        if (bucket != null && bucket.start == start) {
+            return bucket;
+        }
+        Parked waiting = parked[step.ordinal()];
+        byte[] value = waiting == null ? null : waiting.take(start);
+        if (value == null) {
+            return null;
+        }
+        Bucket taken = open(step, start, value);
+        taken.dirty = true;
+        return taken;
+    }
+
+    /** Makes the bucket starting at {@code start} current: {@code stored} (its stored value) or empty; a dirty current one is parked. */
+    Bucket open(RollupStep step, long start, byte[] stored) {
+        Bucket bucket = current[step.ordinal()];
+        if (bucket == null) {
+            bucket = new Bucket();
+            current[step.ordinal()] = bucket;
+        } else if (bucket.dirty) {
+            Parked waiting = parked[step.ordinal()];
+            if (waiting == null) {
+                waiting = new Parked();
+                parked[step.ordinal()] = waiting;
+            }
+            waiting.put(bucket.start, bucket.toBytes());
+        }
+        bucket.load(start, stored);
+        return bucket;
+    }
+
+    /** The buckets of {@code step} to write at the flush: the parked ones, then the current one if dirty. */
+    void forEachDirtyBucket(RollupStep step, BucketConsumer consumer) {
+        Parked waiting = parked[step.ordinal()];
+        if (waiting != null) {
+            for (int i = 0; i < waiting.count; i++) {
+                if (waiting.values[i] != null) {
+                    consumer.accept(waiting.starts[i], waiting.values[i]);
+                }
+            }
+        }
+        Bucket bucket = current[step.ordinal()];
+        if (bucket != null && bucket.dirty) {
+            consumer.accept(bucket.start, bucket.toBytes());
         }
     }
 
-    /** The bucket starting at {@code start} if this buffer knows it (written since the flush, or the last one seen). */
-    byte[] knownBucket(RollupStep step, long start) {
-        byte[] pending = buckets.get(step).get(start);
-        if (pending != null) {
-            return pending;
-        }
-        return lastBucketStart[step.ordinal()] == start ? lastBucketValue[step.ordinal()] : null;
+    @FunctionalInterface
+    interface BucketConsumer {
+        void accept(long start, byte[] value);
     }
 
-    void putBucket(RollupStep step, long start, byte[] value) {
-        buckets.get(step).put(start, value);
-        remember(step, start, value);
-    }
-
-    /** Remembers a bucket read from the store, so the next reading of the same bucket does not read it again. */
-    void remember(RollupStep step, long start, byte[] value) {
-        lastBucketStart[step.ordinal()] = start;
-        lastBucketValue[step.ordinal()] = value;
-    }
-
-    void setLatest(long epochMillis, byte[] value) {
+    void setLatest(long epochMillis, byte[] row) {
         latestMillis = epochMillis;
-        latestValue = value;
+        latestRow = row;
         latestDirty = true;
     }
 
-    /** The pending rows as changelog group rows, in the order written. */
-    List<ChangelogGroup.Row> pendingRows(Map<Long, byte[]> pending) {
-        List<ChangelogGroup.Row> out = new ArrayList<>(pending.size());
-        pending.forEach((millis, value) -> out.add(new ChangelogGroup.Row(millis, value)));
-        return out;
+    /** The {@code LatestReading} bytes: the timestamp, then the row. */
+    byte[] latestValue() {
+        return ByteBuffer.allocate(8 + latestRow.length).putLong(latestMillis).put(latestRow).array();
     }
 
     /** After a flush: nothing pending, what is known stays known. */
     void clean() {
-        rows.clear();
-        buckets.values().forEach(Map::clear);
+        Arrays.fill(rowValues, 0, rowCount, null);
+        rowCount = 0;
+        newestRow = NONE;
+        for (int i = 0; i < current.length; i++) {
+            if (parked[i] != null) {
+                parked[i].clear();
+            }
+            if (current[i] != null) {
+                current[i].dirty = false;
+            }
+        }
         latestDirty = false;
         dirty = false;
+    }
+
+    /**
+     * Dirty buckets that stopped being current before the flush, in the order they were parked (a bucket is
+     * parked at most once between flushes: taking it back makes it current again). In-order readings park
+     * ever newer buckets, so a lookup past the newest parked one is answered without a scan.
+     */
+    private static final class Parked {
+        long[] starts = new long[8];
+        byte[][] values = new byte[8][];
+        int count;
+        long newest = NONE;
+
+        void put(long start, byte[] value) {
+            if (count == starts.length) {
+                starts = Arrays.copyOf(starts, count * 2);
+                values = Arrays.copyOf(values, count * 2);
+            }
+            starts[count] = start;
+            values[count] = value;
+            count++;
+            newest = Math.max(newest, start);
+        }
+
+        /** The parked value of the bucket at {@code start}, removed, or null. */
+        byte[] take(long start) {
+            if (start > newest) {
+                return null;
+            }
+            for (int i = count - 1; i >= 0; i--) {
+                if (starts[i] == start && values[i] != null) {
+                    byte[] value = values[i];
+                    values[i] = null;
+                    return value;
+                }
+            }
+            return null;
+        }
+
+        void clear() {
+            Arrays.fill(values, 0, count, null);
+            count = 0;
+            newest = NONE;
+        }
+    }
+
+    /**
+     * The counters of one bucket, updated in place with exactly the arithmetic of {@link Rollup} (so that the
+     * bytes are the same as {@code Rollup.add}/{@code replace} would give), encoded only when written.
+     */
+    static final class Bucket {
+        long start;
+        long count;
+        double sum;
+        double min;
+        double max;
+        double last;
+        long lastMillis;
+        boolean dirty;
+
+        void load(long start, byte[] stored) {
+            this.start = start;
+            this.dirty = false;
+            if (stored == null) {
+                count = 0;
+                return;
+            }
+            ByteBuffer buffer = ByteBuffer.wrap(stored);
+            count = buffer.getLong();
+            sum = buffer.getDouble();
+            min = buffer.getDouble();
+            max = buffer.getDouble();
+            last = buffer.getDouble();
+            lastMillis = buffer.getLong();
+        }
+
+        boolean isEmpty() {
+            return count == 0;
+        }
+
+        /** As {@code Rollup.of}. */
+        void first(double value, long epochMillis) {
+            count = 1;
+            sum = value;
+            min = value;
+            max = value;
+            last = value;
+            lastMillis = epochMillis;
+        }
+
+        /** As {@code Rollup.add}. */
+        void add(double value, long epochMillis) {
+            boolean newer = epochMillis >= lastMillis;
+            count = count + 1;
+            sum = sum + value;
+            min = Math.min(min, value);
+            max = Math.max(max, value);
+            if (newer) {
+                last = value;
+                lastMillis = epochMillis;
+            }
+        }
+
+        /** As {@code Rollup.replace}. */
+        void replace(double oldValue, double newValue, long epochMillis) {
+            sum = sum - oldValue + newValue;
+            min = Math.min(min, newValue);
+            max = Math.max(max, newValue);
+            if (epochMillis == lastMillis) {
+                last = newValue;
+            }
+        }
+
+        /** As {@code Rollup.extremeIs}. */
+        boolean extremeIs(double value) {
+            return Double.compare(value, min) == 0 || Double.compare(value, max) == 0;
+        }
+
+        void set(Rollup rollup) {
+            count = rollup.count();
+            sum = rollup.sum();
+            min = rollup.min();
+            max = rollup.max();
+            last = rollup.last();
+            lastMillis = rollup.lastEpochMillis();
+        }
+
+        /** The {@link Rollup} byte layout. */
+        byte[] toBytes() {
+            return ByteBuffer.allocate(Rollup.SIZE).putLong(count).putDouble(sum).putDouble(min).putDouble(max)
+                    .putDouble(last).putLong(lastMillis).array();
+        }
     }
 }

@@ -247,14 +247,15 @@ public final class SeriesStore implements AutoCloseable {
         byte[] prefix = RowKey.seriesPrefixOf(rowKey);
         SeriesBuffer buffer = buffer(prefix);
         long newest = buffer.latestMillis;
-        byte[] old = buffer.rows.get(epochMillis);
+        byte[] old = buffer.pendingRow(epochMillis);
+        // A reading newer than the series' latest cannot be stored yet: no read (the common case).
         if (old == null && newest != SeriesBuffer.NONE && epochMillis <= newest) {
             old = get(Table.RAW, rowKey);
         }
         if (old != null && Arrays.equals(old, row)) {
             return Outcome.DUPLICATE;
         }
-        buffer.rows.put(epochMillis, row);
+        buffer.putRow(epochMillis, row);
         pendingBytes += row.length + rowKey.length + BUFFERED_BYTES_PER_READING;
         markDirty(buffer);
         if (epochMillis > streamTime) {
@@ -265,7 +266,7 @@ public final class SeriesStore implements AutoCloseable {
             updateBucket(buffer, step, epochMillis, value, old != null, oldValue, newest);
         }
         if (newest == SeriesBuffer.NONE || epochMillis >= newest) {
-            buffer.setLatest(epochMillis, ByteBuffer.allocate(8 + row.length).putLong(epochMillis).put(row).array());
+            buffer.setLatest(epochMillis, row);
         }
         return old == null ? Outcome.STORED : Outcome.CORRECTED;
     }
@@ -273,29 +274,24 @@ public final class SeriesStore implements AutoCloseable {
     private void updateBucket(SeriesBuffer buffer, RollupStep step, long epochMillis, double value, boolean correction,
                               double oldValue, long newest) {
         long start = step.bucketStart(epochMillis);
-        byte[] current = buffer.knownBucket(step, start);
-        // A bucket that starts after the series' newest reading cannot exist yet.
-        if (current == null && newest != SeriesBuffer.NONE && start <= newest) {
-            current = get(Table.of(step), RowKey.withTimestamp(buffer.prefix, start));
-            if (current != null) {
-                buffer.remember(step, start, current);
-            }
+        SeriesBuffer.Bucket bucket = buffer.bucket(step, start);
+        if (bucket == null) {
+            // A bucket that starts after the series' newest reading cannot exist yet: no read.
+            byte[] stored = newest != SeriesBuffer.NONE && start <= newest
+                    ? get(Table.of(step), RowKey.withTimestamp(buffer.prefix, start)) : null;
+            bucket = buffer.open(step, start, stored);
         }
-        Rollup updated;
-        if (current == null) {
-            updated = Rollup.of(value, epochMillis);
+        if (bucket.isEmpty()) {
+            bucket.first(value, epochMillis);
+        } else if (!correction) {
+            bucket.add(value, epochMillis);
+        } else if (bucket.extremeIs(oldValue) && start >= streamTime - spec.retentionMs(Table.RAW)) {
+            bucket.set(recompute(buffer, step, start));
         } else {
-            Rollup bucket = Rollup.fromBytes(current);
-            if (!correction) {
-                updated = bucket.add(value, epochMillis);
-            } else if (bucket.extremeIs(oldValue) && start >= streamTime - spec.retentionMs(Table.RAW)) {
-                updated = recompute(buffer, step, start);
-            } else {
-                // The bucket reaches past the raw lifecycle: its raw rows are partly gone, so adjust in place.
-                updated = bucket.replace(oldValue, value, epochMillis);
-            }
+            // The bucket reaches past the raw lifecycle: its raw rows are partly gone, so adjust in place.
+            bucket.replace(oldValue, value, epochMillis);
         }
-        buffer.putBucket(step, start, updated.toBytes());
+        bucket.dirty = true;
     }
 
     /** The bucket from its raw rows (the new value already written), newest first: exact min and max again. */
@@ -309,11 +305,12 @@ public final class SeriesStore implements AutoCloseable {
                 values.put(RowKey.timestampOf(row.key.get()), ByteBuffer.wrap(row.value).getDouble());
             }
         }
-        buffer.rows.forEach((millis, row) -> {
+        for (int i = 0; i < buffer.rowCount(); i++) {
+            long millis = buffer.rowMillis(i);
             if (millis >= start && millis < end && !isExpired(Table.RAW, millis)) {
-                values.put(millis, ByteBuffer.wrap(row).getDouble());
+                values.put(millis, ByteBuffer.wrap(buffer.rowValue(i)).getDouble());
             }
-        });
+        }
         Rollup bucket = null;
         for (Map.Entry<Long, Double> row : values.descendingMap().entrySet()) {
             bucket = bucket == null ? Rollup.of(row.getValue(), row.getKey()) : bucket.add(row.getValue(), row.getKey());
@@ -329,7 +326,7 @@ public final class SeriesStore implements AutoCloseable {
             byte[] latest = get(Table.LATEST, prefix);
             if (latest != null) {
                 buffer.latestMillis = ByteBuffer.wrap(latest).getLong();
-                buffer.latestValue = latest;
+                buffer.latestRow = Arrays.copyOfRange(latest, 8, latest.length);
             }
             series.put(key, buffer);
         }
@@ -357,23 +354,33 @@ public final class SeriesStore implements AutoCloseable {
         }
         WriteBatch batch = new WriteBatch();
         try {
+            List<ChangelogGroup.Row> group = new ArrayList<>();
             for (SeriesBuffer buffer : dirty) {
-                writeGroup(batch, changelog, Table.RAW, buffer.prefix, buffer.rows);
-                writeGroup(batch, changelog, Table.MINUTE, buffer.prefix, buffer.buckets.get(RollupStep.MINUTE));
+                group.clear();
+                for (int i = 0; i < buffer.rowCount(); i++) {
+                    group.add(new ChangelogGroup.Row(buffer.rowMillis(i), buffer.rowValue(i)));
+                }
+                writeGroup(batch, changelog, Table.RAW, buffer.prefix, group);
+                group.clear();
+                buffer.forEachDirtyBucket(RollupStep.MINUTE, (start, value) -> group.add(new ChangelogGroup.Row(start, value)));
+                writeGroup(batch, changelog, Table.MINUTE, buffer.prefix, group);
                 for (RollupStep step : List.of(RollupStep.HOUR, RollupStep.DAY)) {
                     Table table = Table.of(step);
-                    for (Map.Entry<Long, byte[]> bucket : buffer.buckets.get(step).entrySet()) {
-                        if (isExpired(table, bucket.getKey())) {
+                    List<ChangelogGroup.Row> buckets = new ArrayList<>(2);
+                    buffer.forEachDirtyBucket(step, (start, value) -> buckets.add(new ChangelogGroup.Row(start, value)));
+                    for (ChangelogGroup.Row bucket : buckets) {
+                        if (isExpired(table, bucket.epochMillis())) {
                             continue;
                         }
-                        byte[] key = RowKey.withTimestamp(buffer.prefix, bucket.getKey());
-                        batch.put(partitionForWrite(table, bucket.getKey()).handle, key, bucket.getValue());
-                        changelog.send(table, key, bucket.getValue(), bucket.getKey());
+                        byte[] key = RowKey.withTimestamp(buffer.prefix, bucket.epochMillis());
+                        batch.put(partitionForWrite(table, bucket.epochMillis()).handle, key, bucket.value());
+                        changelog.send(table, key, bucket.value(), bucket.epochMillis());
                     }
                 }
                 if (buffer.latestDirty) {
-                    batch.put(partitionForWrite(Table.LATEST, 0).handle, buffer.prefix, buffer.latestValue);
-                    changelog.send(Table.LATEST, buffer.prefix, buffer.latestValue, buffer.latestMillis);
+                    byte[] latest = buffer.latestValue();
+                    batch.put(partitionForWrite(Table.LATEST, 0).handle, buffer.prefix, latest);
+                    changelog.send(Table.LATEST, buffer.prefix, latest, buffer.latestMillis);
                 }
             }
             batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
@@ -467,23 +474,22 @@ public final class SeriesStore implements AutoCloseable {
         return pendingBytes;
     }
 
-    private void writeGroup(WriteBatch batch, Changelog changelog, Table table, byte[] prefix, Map<Long, byte[]> rows)
+    private void writeGroup(WriteBatch batch, Changelog changelog, Table table, byte[] prefix, List<ChangelogGroup.Row> rows)
             throws RocksDBException {
         if (rows.isEmpty()) {
             return;
         }
-        List<ChangelogGroup.Row> group = new ArrayList<>(rows.size());
+        List<ChangelogGroup.Row> live = new ArrayList<>(rows.size());
         long newest = Long.MIN_VALUE;
-        for (Map.Entry<Long, byte[]> row : rows.entrySet()) {
-            long millis = row.getKey();
-            if (isExpired(table, millis)) {
+        for (ChangelogGroup.Row row : rows) {
+            if (isExpired(table, row.epochMillis())) {
                 continue;
             }
-            batch.put(partitionForWrite(table, millis).handle, RowKey.withTimestamp(prefix, millis), row.getValue());
-            group.add(new ChangelogGroup.Row(millis, row.getValue()));
-            newest = Math.max(newest, millis);
+            batch.put(partitionForWrite(table, row.epochMillis()).handle, RowKey.withTimestamp(prefix, row.epochMillis()), row.value());
+            live.add(row);
+            newest = Math.max(newest, row.epochMillis());
         }
-        for (byte[] value : ChangelogGroup.encode(group)) {
+        for (byte[] value : ChangelogGroup.encode(live)) {
             changelog.send(table, prefix, value, newest);
         }
     }

@@ -73,7 +73,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         }
         ReadingValidator.Accepted accepted = (ReadingValidator.Accepted) verdict;
         String distributionKey = accepted.reading().series().distributionKey();
-        byte[] deviceKey = distributionKey.getBytes(StandardCharsets.UTF_8);
+        // Most records are keyed by their device already: then the key is the device's bytes, no encoding needed.
+        byte[] deviceKey = isUtf8Of(record.key(), distributionKey) ? record.key() : distributionKey.getBytes(StandardCharsets.UTF_8);
         Routed.Placement placement = placement(record.key(), deviceKey, here);
         if (placement != Routed.Placement.HERE) {
             misplaced.rerouted(placement, here, distributionKey);
@@ -84,6 +85,23 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             DeadLetters.carrySource(out.headers(), here, record.key());
         }
         context.forward(out);
+    }
+
+    /** Whether {@code bytes} are the UTF-8 encoding of {@code text}, without encoding it (ASCII compared in place). */
+    static boolean isUtf8Of(byte[] bytes, String text) {
+        if (bytes == null || bytes.length < text.length()) {
+            return false;
+        }
+        if (bytes.length == text.length()) {
+            for (int i = 0; i < bytes.length; i++) {
+                char c = text.charAt(i);
+                if (c >= 0x80 || bytes[i] != (byte) c) {
+                    return c >= 0x80 && Arrays.equals(bytes, text.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            return true;
+        }
+        return Arrays.equals(bytes, text.getBytes(StandardCharsets.UTF_8));
     }
 
     private Routed.Placement placement(byte[] key, byte[] deviceKey, DeadLetters.Source here) {

@@ -80,13 +80,15 @@ public final class ReadingValidator {
     }
 
     private static Object field(GenericRecord record, String name, boolean required) throws FieldException {
-        if (record.getSchema().getField(name) == null) {
+        Schema.Field field = record.getSchema().getField(name);
+        if (field == null) {
             if (required) {
                 throw new FieldException("field '" + name + "' is missing");
             }
             return null;
         }
-        Object value = record.get(name);
+        // By position: record.get(name) would look the name up a second time.
+        Object value = record.get(field.pos());
         if (value == null && required) {
             throw new FieldException("field '" + name + "' is null");
         }
