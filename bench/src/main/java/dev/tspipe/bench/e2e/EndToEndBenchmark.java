@@ -389,9 +389,27 @@ public final class EndToEndBenchmark {
             figures.put("changelogRecordsPerSecond", perSecond(records, elapsed));
             figures.put("peakRssMiB", round(node.peakRssKb() / 1024.0, 1));
             figures.put("loadAverageBefore", load);
+            // A crash of the restored node (SIGKILL, nothing closed): its restart must not restore everything again.
+            node.kill();
+        }
+        figures.put("afterKill", restartAfterKill(context, applicationId, stateDir));
+        figures.put("phaseWallSeconds", seconds(System.nanoTime() - phaseStart));
+        return figures;
+    }
+
+    /** Starts a node on the state a killed one left: time to RUNNING and what it restored. */
+    private Map<String, Object> restartAfterKill(Context context, String applicationId, Path stateDir) {
+        Map<String, Object> figures = new LinkedHashMap<>();
+        try (NodeProcess node = NodeProcess.start("tspipe-restart", options.nodeJvmOptions(),
+                options.out().resolve("e2e-" + runId + "-tspipe-restart.log"), "tspipe", context.bootstrap(),
+                context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), freePort(), null, Duration.ZERO)) {
+            long start = System.nanoTime();
+            String[] restored = node.await("STATE RUNNING", Duration.ofMinutes(10)).trim().split(" ");
+            figures.put("secondsUntilRunning", seconds(System.nanoTime() - start));
+            figures.put("changelogRecordsRestored", Long.parseLong(restored[0]));
+            figures.put("rowsRestored", Long.parseLong(restored[1]));
             node.stop();
         }
-        figures.put("phaseWallSeconds", seconds(System.nanoTime() - phaseStart));
         return figures;
     }
 

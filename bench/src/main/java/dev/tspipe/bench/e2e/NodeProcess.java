@@ -70,6 +70,12 @@ final class NodeProcess implements AutoCloseable {
         return new Closed(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
     }
 
+    /** SIGKILL: the process ends without closing anything (as a crash would), and this waits until it has. */
+    void kill() {
+        jvm.kill();
+        jvm.waitFor(Duration.ofSeconds(30));
+    }
+
     @Override
     public void close() {
         jvm.terminate(Duration.ofSeconds(20));

@@ -54,6 +54,12 @@ final class Report {
             md.append(row("tspipe restore (" + restore.get("rowsRestored") + " rows from " + restore.get("changelogRecordsRestored")
                             + " changelog records; rows/s)", restore.get("rowsPerSecond"),
                     restore.get("secondsUntilRunning"), "", "", "", restore.get("peakRssMiB"), "", "", "", restore.get("loadAverageBefore")));
+            Map<String, Object> afterKill = (Map<String, Object>) restore.get("afterKill");
+            if (afterKill != null) {
+                md.append(row("tspipe restart after kill -9 of the restored node (" + afterKill.get("rowsRestored") + " rows from "
+                                + afterKill.get("changelogRecordsRestored") + " changelog records restored)", "",
+                        afterKill.get("secondsUntilRunning"), "", "", "", "", "", "", "", ""));
+            }
         }
         md.append("\nRatios: ").append(result.get("ratios")).append("\n");
 

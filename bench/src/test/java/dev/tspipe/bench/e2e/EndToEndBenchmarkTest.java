@@ -50,6 +50,10 @@ class EndToEndBenchmarkTest {
         assertThat(result.at("/tspipe/restore/changelogRecordsRestored").asLong()).isPositive();
         // Every reading's raw row, its buckets and its series' latest value come back.
         assertThat(result.at("/tspipe/restore/rowsRestored").asLong()).isGreaterThanOrEqualTo(READINGS);
+        // A kill -9 of the restored node does not make its restart restore everything again.
+        assertThat(result.at("/tspipe/restore/afterKill/secondsUntilRunning").isNumber()).isTrue();
+        assertThat(result.at("/tspipe/restore/afterKill/rowsRestored").asLong())
+                .isLessThan(result.at("/tspipe/restore/rowsRestored").asLong());
 
         // The ceiling reads everything and stores nothing.
         assertThat(result.at("/ceiling/caughtUp").asBoolean()).isTrue();

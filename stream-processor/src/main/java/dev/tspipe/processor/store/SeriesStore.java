@@ -32,7 +32,6 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -775,25 +774,6 @@ public final class SeriesStore implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------
     // Durability and lifecycle
-
-    /** Flushes every memtable to SST files, so that what was written survives the process (the WAL is off). */
-    public void persist() {
-        lock.readLock().lock();
-        try {
-            if (!open) {
-                return;
-            }
-            List<ColumnFamilyHandle> handles = new ArrayList<>(metaHandles);
-            allPartitions().forEach(partition -> handles.add(partition.handle));
-            try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
-                db.flush(options, handles);
-            }
-        } catch (RocksDBException e) {
-            throw new ProcessorStateException("cannot flush the series store in " + dir, e);
-        } finally {
-            lock.readLock().unlock();
-        }
-    }
 
     /** Closes the database; writes not applied are dropped (the task's transaction did not commit them, or the changelog has them). */
     @Override

@@ -169,8 +169,8 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
     }
 
     /**
-     * Persists the series store (Kafka Streams writes this store's checkpoint right after), then lets go of
-     * it; the last of the five tables to close closes it.
+     * Lets go of the series store; the last of the five tables to close closes it. Nothing to persist: what was
+     * applied is in RocksDB's write-ahead log with its changelog offsets, and what was not is not committed.
      */
     @Override
     public void close() {
@@ -178,11 +178,7 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
             return;
         }
         open = false;
-        try {
-            store.persist();
-        } finally {
-            SharedSeriesStores.release(directory, store);
-        }
+        SharedSeriesStores.release(directory, store);
     }
 
     // ---------------------------------------------------------------------------------------

@@ -74,8 +74,8 @@ class SeriesStoreTest {
             commit(store, 41L);
             ingest(store, T0 + 1_000, 2.0);
             store.flush(NOWHERE); // the transaction of this batch never commits: the process dies
-            // No persist(): closing without flushing memtables is what a crash leaves behind, as far as RocksDB's
-            // write-ahead log is concerned.
+            // With its write-ahead log on, RocksDB does not flush memtables when it closes: the reopened store gets
+            // its data back from the log, as after a kill -9.
         }
         try (SeriesStore reopened = SeriesStore.open(spec(), dir.toFile())) {
             assertThat(raw(reopened, T0)).isEqualTo(1.0);
