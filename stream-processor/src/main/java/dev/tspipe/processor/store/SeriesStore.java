@@ -32,6 +32,7 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -775,9 +776,21 @@ public final class SeriesStore implements AutoCloseable {
     // ---------------------------------------------------------------------------------------
     // Durability and lifecycle
 
-    /** Closes the database; writes not applied are dropped (the task's transaction did not commit them, or the changelog has them). */
+    /**
+     * Closes the database (memtables flushed first); writes not applied are dropped (the task's transaction did not
+     * commit them, or the changelog has them).
+     */
     @Override
     public void close() {
+        close(true);
+    }
+
+    /** Closes without flushing memtables: what a kill -9 leaves on disk (tests; the next open replays the log). */
+    void closeAsInACrash() {
+        close(false);
+    }
+
+    private void close(boolean flush) {
         lock.writeLock().lock();
         try {
             if (!open) {
@@ -786,6 +799,9 @@ public final class SeriesStore implements AutoCloseable {
             open = false;
             for (PartitionIterator iterator : iterators) {
                 iterator.closeWithStore();
+            }
+            if (flush) {
+                flushMemtables();
             }
             iterators.clear();
             series.clear();
@@ -802,6 +818,20 @@ public final class SeriesStore implements AutoCloseable {
             closeOptions();
         } finally {
             lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Flushes every memtable, so that the write-ahead log files can go: what the state directory holds after a
+     * clean close is the tables' SST files (a crash leaves the log, which the next open replays).
+     */
+    private void flushMemtables() {
+        List<ColumnFamilyHandle> handles = new ArrayList<>(metaHandles);
+        allPartitions().forEach(partition -> handles.add(partition.handle));
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(options, handles);
+        } catch (RocksDBException e) {
+            LOG.warn("Could not flush the series store in {} before closing it; its write-ahead log keeps the data: {}", dir, e.toString());
         }
     }
 
