@@ -55,7 +55,8 @@ final class Partition implements RocksDbMemory.Memtable {
 
     @Override
     public void requestFlush() {
-        try (FlushOptions options = new FlushOptions().setWaitForFlush(false)) {
+        // Never wait inside the JVM-wide balancing pass, not even for a write stall to pass.
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(false).setAllowWriteStall(true)) {
             db.flush(options, handle);
         } catch (RocksDBException e) {
             throw new IllegalStateException("cannot flush partition " + name(), e);

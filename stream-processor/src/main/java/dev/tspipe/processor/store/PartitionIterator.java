@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
+import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -62,46 +63,24 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
 
     @Override
     public boolean hasNext() {
-        store.readLock().lock();
-        try {
-            checkOpen();
+        return underReadLock(() -> {
             fill();
             return next != null;
-        } finally {
-            store.readLock().unlock();
-        }
+        });
     }
 
     @Override
     public KeyValue<Bytes, byte[]> next() {
-        store.readLock().lock();
-        try {
-            checkOpen();
-            fill();
-            if (next == null) {
-                throw new NoSuchElementException("no more rows in store " + table.storeName());
-            }
-            KeyValue<Bytes, byte[]> result = next;
+        return underReadLock(() -> {
+            KeyValue<Bytes, byte[]> result = peek();
             next = null;
             return result;
-        } finally {
-            store.readLock().unlock();
-        }
+        });
     }
 
     @Override
     public Bytes peekNextKey() {
-        store.readLock().lock();
-        try {
-            checkOpen();
-            fill();
-            if (next == null) {
-                throw new NoSuchElementException("no more rows in store " + table.storeName());
-            }
-            return next.key;
-        } finally {
-            store.readLock().unlock();
-        }
+        return underReadLock(() -> peek().key);
     }
 
     @Override
@@ -112,6 +91,25 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
                 release();
                 store.iteratorClosed(this);
             }
+        } finally {
+            store.readLock().unlock();
+        }
+    }
+
+    private KeyValue<Bytes, byte[]> peek() {
+        fill();
+        if (next == null) {
+            throw new NoSuchElementException("no more rows in store " + table.storeName());
+        }
+        return next;
+    }
+
+    /** Runs {@code read} on the open iterator with the store's read lock held: no partition is dropped meanwhile. */
+    private <T> T underReadLock(Supplier<T> read) {
+        store.readLock().lock();
+        try {
+            checkOpen();
+            return read.get();
         } finally {
             store.readLock().unlock();
         }

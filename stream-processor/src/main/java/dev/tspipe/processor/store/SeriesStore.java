@@ -109,7 +109,11 @@ public final class SeriesStore implements AutoCloseable {
     private long pendingBytes;
     private boolean warnedUncommitted;
     private volatile long streamTime;
+    /** Stream time as of the last applied commit: what readers expire rows by (they see only applied data). */
+    private volatile long visibleStreamTime;
     private volatile boolean open;
+    /** A write to RocksDB failed: the store takes no more writes (its task must close). */
+    private boolean failed;
 
     private SeriesStore(SeriesStoreSpec spec, File dir) {
         this.spec = spec;
@@ -138,11 +142,17 @@ public final class SeriesStore implements AutoCloseable {
         }
         meta = metaHandles.get(0);
         open = true;
-        streamTime = readStreamTime();
-        for (Partition partition : allPartitions()) {
-            RocksDbMemory.register(partition);
+        try {
+            streamTime = readStreamTime();
+            visibleStreamTime = streamTime;
+            for (Partition partition : allPartitions()) {
+                RocksDbMemory.register(partition);
+            }
+            dropExpiredPartitions();
+        } catch (RuntimeException e) {
+            close(false);
+            throw e;
         }
-        dropExpiredPartitions();
     }
 
     /** Rows written by restores in this JVM so far (every table; a grouped changelog record holds many). */
@@ -218,13 +228,22 @@ public final class SeriesStore implements AutoCloseable {
         return time == NO_STREAM_TIME ? OptionalLong.empty() : OptionalLong.of(time);
     }
 
+    /** Whether a row is expired for the write path (by stream time including what is not committed yet). */
     boolean isExpired(Table table, long epochMillis) {
-        long time = streamTime;
-        return table.timeKeyed() && time != NO_STREAM_TIME && epochMillis < time - spec.retentionMs(table);
+        return expiredAt(streamTime, table, epochMillis);
+    }
+
+    /** Whether readers must not see a row: expired by stream time as of the last applied commit. */
+    boolean isExpiredForReaders(Table table, long epochMillis) {
+        return expiredAt(visibleStreamTime, table, epochMillis);
     }
 
     boolean isExpiredKey(Table table, byte[] key) {
-        return table.timeKeyed() && isExpired(table, timestampOf(key));
+        return table.timeKeyed() && isExpiredForReaders(table, timestampOf(key));
+    }
+
+    private boolean expiredAt(long time, Table table, long epochMillis) {
+        return table.timeKeyed() && time != NO_STREAM_TIME && epochMillis < time - spec.retentionMs(table);
     }
 
     // ---------------------------------------------------------------------------------------
@@ -240,7 +259,7 @@ public final class SeriesStore implements AutoCloseable {
      * @param value the reading's value (the row's first field)
      */
     public Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
-        validateOpen();
+        validateUsable();
         if (!sent.isEmpty()) {
             applySentWithoutOffsets();
         }
@@ -348,7 +367,7 @@ public final class SeriesStore implements AutoCloseable {
      * ingested (stream time moved on within the interval) are left out of both.
      */
     public void flush(Changelog changelog) {
-        validateOpen();
+        validateUsable();
         if (dirty.isEmpty()) {
             return;
         }
@@ -397,27 +416,42 @@ public final class SeriesStore implements AutoCloseable {
     /**
      * Kafka Streams reports, after the task's transaction committed, the changelog offset up to which {@code table}'s
      * store is covered ({@code StateStore.commit}); once every table has reported, the sent batches are applied to
-     * RocksDB in one go, with those offsets ({@link #committedOffset}) and stream time, atomically.
+     * RocksDB, the last of them with those offsets ({@link #committedOffset}) and stream time.
+     *
+     * @param transactionOpen whether the task's producer still has its transaction open: Kafka Streams also reports a
+     *                        commit that failed when it closes the task right after (dirty); then the sent batches are
+     *                        dropped, and the task's input is processed again after the close
      */
-    public void committed(Table table, Long changelogOffset) {
-        validateOpen();
+    public void committed(Table table, Long changelogOffset, boolean transactionOpen) {
+        validateUsable();
+        if (transactionOpen) {
+            if (!sent.isEmpty()) {
+                LOG.warn("The transaction of the series store in {} did not commit: its {} unapplied batches are dropped "
+                        + "(the task's input is read again from its last commit)", dir, sent.size());
+                dropSent();
+            }
+            reported.clear();
+            return;
+        }
         reported.put(table, changelogOffset);
         if (reported.size() < Table.values().length) {
             return;
         }
-        try (WriteBatch offsets = new WriteBatch()) {
+        try {
+            WriteBatch last = sent.isEmpty() ? new WriteBatch() : sent.remove(sent.size() - 1);
             for (Map.Entry<Table, Long> entry : reported.entrySet()) {
                 byte[] key = offsetKey(entry.getKey());
                 if (entry.getValue() == null) {
-                    offsets.delete(meta, key);
+                    last.delete(meta, key);
                 } else {
-                    offsets.put(meta, key, longBytes(entry.getValue()));
+                    last.put(meta, key, longBytes(entry.getValue()));
                 }
             }
-            offsets.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
-            applySent(offsets);
+            last.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
+            sent.add(last);
+            applySent();
         } catch (RocksDBException e) {
-            throw new ProcessorStateException("cannot write to the series store in " + dir, e);
+            throw failed("cannot write to the series store in " + dir, e);
         } finally {
             reported.clear();
         }
@@ -434,33 +468,52 @@ public final class SeriesStore implements AutoCloseable {
             LOG.warn("The series store in {} had flushed writes that Kafka Streams did not report committed before "
                     + "processing went on; applied them now (is enable.transactional.statestores off?)", dir);
         }
-        try (WriteBatch offsets = new WriteBatch()) {
+        try {
+            WriteBatch last = sent.remove(sent.size() - 1);
             for (Table table : Table.values()) {
-                offsets.delete(meta, offsetKey(table));
+                last.delete(meta, offsetKey(table));
             }
-            offsets.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
-            applySent(offsets);
+            last.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
+            sent.add(last);
+            applySent();
         } catch (RocksDBException e) {
-            throw new ProcessorStateException("cannot write to the series store in " + dir, e);
+            throw failed("cannot write to the series store in " + dir, e);
         }
     }
 
-    private void applySent(WriteBatch last) throws RocksDBException {
+    /**
+     * Writes the sent batches in order (the last one carries the offsets and stream time: a crash in between leaves
+     * data ahead of the offsets, which a restore replays over harmlessly). A failed write makes the store unusable:
+     * its task must close, and the changelog restores what was not written.
+     */
+    private void applySent() throws RocksDBException {
         try {
             for (WriteBatch batch : sent) {
                 write(batch);
             }
-            write(last);
+        } catch (RocksDBException | RuntimeException e) {
+            failed = true;
+            throw e;
         } finally {
-            sent.forEach(WriteBatch::close);
-            sent.clear();
-            pendingBytes = 0;
+            dropSent();
         }
+        visibleStreamTime = streamTime;
         if (series.size() > MAX_KNOWN_SERIES) {
             series.clear();
         }
         dropExpiredPartitions();
         RocksDbMemory.balanceMemtables();
+    }
+
+    private void dropSent() {
+        sent.forEach(WriteBatch::close);
+        sent.clear();
+        pendingBytes = 0;
+    }
+
+    private ProcessorStateException failed(String message, Exception cause) {
+        failed = true;
+        return new ProcessorStateException(message, cause);
     }
 
     /** The changelog offset of {@code table} that the stored data covers, or null if unknown (never committed). */
@@ -513,13 +566,11 @@ public final class SeriesStore implements AutoCloseable {
      * raw rows as when processing. A null value (never written by tspipe) deletes the key.
      */
     public void restore(Table table, Collection<KeyValue<byte[], byte[]>> records) {
-        validateOpen();
+        validateUsable();
         // What the buffers know may be stale once rows arrive from elsewhere (a standby promoted, then demoted).
         series.clear();
         dirty.clear();
-        sent.forEach(WriteBatch::close);
-        sent.clear();
-        pendingBytes = 0;
+        dropSent();
         try (WriteBatch batch = new WriteBatch()) {
             for (KeyValue<byte[], byte[]> record : records) {
                 if (table.grouped()) {
@@ -542,8 +593,9 @@ public final class SeriesStore implements AutoCloseable {
             batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
             write(batch);
         } catch (RocksDBException e) {
-            throw new ProcessorStateException("cannot restore into the series store in " + dir, e);
+            throw failed("cannot restore into the series store in " + dir, e);
         }
+        visibleStreamTime = streamTime;
         dropExpiredPartitions();
         RocksDbMemory.balanceMemtables();
     }
@@ -576,7 +628,7 @@ public final class SeriesStore implements AutoCloseable {
      */
     public byte[] get(Table table, byte[] key) {
         long millis = table.timeKeyed() ? timestampOf(key) : 0;
-        if (isExpired(table, millis)) {
+        if (isExpiredForReaders(table, millis)) {
             return null;
         }
         lock.readLock().lock();
@@ -806,8 +858,7 @@ public final class SeriesStore implements AutoCloseable {
             iterators.clear();
             series.clear();
             dirty.clear();
-            sent.forEach(WriteBatch::close);
-            sent.clear();
+            dropSent();
             for (Partition partition : allPartitions()) {
                 RocksDbMemory.unregister(partition);
                 partition.handle.close();
@@ -866,6 +917,14 @@ public final class SeriesStore implements AutoCloseable {
 
     private static byte[] longBytes(long value) {
         return ByteBuffer.allocate(8).putLong(value).array();
+    }
+
+    private void validateUsable() {
+        validateOpen();
+        if (failed) {
+            throw new ProcessorStateException("the series store in " + dir + " failed to write earlier and takes no more "
+                    + "writes; its task closes and restores it from the changelogs");
+        }
     }
 
     private void validateOpen() {

@@ -1,14 +1,20 @@
 package dev.tspipe.processor.store;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.processor.internals.RecordCollector;
+import org.apache.kafka.streams.processor.internals.RecordCollectorImpl;
+import org.apache.kafka.streams.processor.internals.StreamsProducer;
 import org.apache.kafka.streams.query.Position;
 import org.apache.kafka.streams.state.QueryableStoreType;
 import org.apache.kafka.streams.state.internals.CacheFlushListener;
@@ -55,10 +61,7 @@ final class StreamsInternals {
      * the store, through the task's record collector, so inside its transaction under exactly-once.
      */
     static SeriesStore.Changelog changelog(StateStoreContext context) {
-        if (!(context instanceof InternalProcessorContext<?, ?> internal)) {
-            throw new IllegalStateException("the series store needs Kafka Streams' own store context, got "
-                    + context.getClass().getName());
-        }
+        InternalProcessorContext<?, ?> internal = internal(context);
         return (table, key, value, timestamp) -> internal.logChange(table.storeName(), Bytes.wrap(key), value, timestamp,
                 new RecordHeaders(), Position.emptyPosition());
     }
@@ -84,6 +87,58 @@ final class StreamsInternals {
                 return tables;
             }
         };
+    }
+
+    /**
+     * Whether the task's producer still has a transaction open, asked when Kafka Streams reports a commit to the
+     * stores. It is false right after a transaction committed, and still true when committing it failed: Kafka
+     * Streams 4.4 then reports the commit to the stores anyway when it closes the tasks
+     * ({@code TaskManager.tryCloseCleanActiveTasks} post-commits every task it was closing, then closes them dirty),
+     * and the series store must not apply that transaction's writes. {@code StreamsProducer.transactionInFlight()}
+     * and {@code RecordCollectorImpl.streamsProducer} are package-private: read by reflection, checked when the class
+     * loads (a Kafka upgrade that renames them fails every store at once, and {@code StreamsInternalsTest}).
+     * No record collector (a standby task) or another collector: false.
+     */
+    static BooleanSupplier transactionInFlight(StateStoreContext context) {
+        if (!(context instanceof RecordCollector.Supplier supplier)) {
+            throw new IllegalStateException("the series store needs Kafka Streams' own store context, got "
+                    + context.getClass().getName());
+        }
+        return () -> {
+            RecordCollector collector = supplier.recordCollector();
+            if (!(collector instanceof RecordCollectorImpl)) {
+                return false;
+            }
+            try {
+                return (boolean) TRANSACTION_IN_FLIGHT.invoke(STREAMS_PRODUCER.get(collector));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot ask Kafka Streams' producer whether a transaction is open", e);
+            }
+        };
+    }
+
+    private static final Field STREAMS_PRODUCER;
+    private static final Method TRANSACTION_IN_FLIGHT;
+
+    static {
+        try {
+            STREAMS_PRODUCER = RecordCollectorImpl.class.getDeclaredField("streamsProducer");
+            STREAMS_PRODUCER.setAccessible(true);
+            TRANSACTION_IN_FLIGHT = StreamsProducer.class.getDeclaredMethod("transactionInFlight");
+            TRANSACTION_IN_FLIGHT.setAccessible(true);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError("Kafka Streams' RecordCollectorImpl.streamsProducer or "
+                    + "StreamsProducer.transactionInFlight() is gone: this Kafka Streams version is not the one tspipe "
+                    + "was built for (4.4.0); see docs/storage.md, \"Kafka Streams internals\" (" + e + ")");
+        }
+    }
+
+    private static InternalProcessorContext<?, ?> internal(StateStoreContext context) {
+        if (!(context instanceof InternalProcessorContext<?, ?> internal)) {
+            throw new IllegalStateException("the series store needs Kafka Streams' own store context, got "
+                    + context.getClass().getName());
+        }
+        return internal;
     }
 
     /**

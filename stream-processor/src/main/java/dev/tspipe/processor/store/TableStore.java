@@ -36,6 +36,7 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
     private SeriesStore store;
     private File directory;
     private SeriesStore.Changelog changelog;
+    private java.util.function.BooleanSupplier transactionInFlight;
     private volatile boolean open;
 
     TableStore(Table table, SeriesStoreSpec spec) {
@@ -106,9 +107,15 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
     public void init(StateStoreContext context, StateStore root) {
         directory = new File(context.stateDir(), SeriesStore.DIRECTORY);
         store = SharedSeriesStores.acquire(directory, () -> SeriesStore.open(spec, directory));
-        changelog = StreamsInternals.changelog(context);
+        try {
+            changelog = StreamsInternals.changelog(context);
+            transactionInFlight = StreamsInternals.transactionInFlight(context);
+            context.register(root, (BatchingStateRestoreCallback) records -> restore(records));
+        } catch (RuntimeException e) {
+            SharedSeriesStores.release(directory, store);
+            throw e;
+        }
         open = true;
-        context.register(root, (BatchingStateRestoreCallback) records -> restore(records));
     }
 
     private void restore(java.util.Collection<KeyValue<byte[], byte[]>> records) {
@@ -131,7 +138,7 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
         if (open && !changelogOffsets.isEmpty()) {
-            store.committed(table, changelogOffsets.values().iterator().next());
+            store.committed(table, changelogOffsets.values().iterator().next(), transactionInFlight.getAsBoolean());
         }
     }
 

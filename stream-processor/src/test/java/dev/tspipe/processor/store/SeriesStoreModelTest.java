@@ -115,7 +115,7 @@ class SeriesStoreModelTest {
     /** What Kafka Streams does after the task's transaction committed: every table reports its changelog offset. */
     static void commit(SeriesStore store) {
         for (Table table : Table.values()) {
-            store.committed(table, 0L);
+            store.committed(table, 0L, false);
         }
     }
 

@@ -45,7 +45,7 @@ class SeriesStoreTest {
 
     private static void commit(SeriesStore store, long offset) {
         for (Table table : Table.values()) {
-            store.committed(table, offset);
+            store.committed(table, offset, false);
         }
     }
 
@@ -56,10 +56,10 @@ class SeriesStoreTest {
             store.flush(NOWHERE);
             assertThat(raw(store, T0)).as("sent, not yet committed").isNull();
             for (Table table : List.of(Table.RAW, Table.MINUTE, Table.HOUR, Table.DAY)) {
-                store.committed(table, 7L);
+                store.committed(table, 7L, false);
             }
             assertThat(raw(store, T0)).as("four of five tables reported").isNull();
-            store.committed(Table.LATEST, 7L);
+            store.committed(Table.LATEST, 7L, false);
             assertThat(raw(store, T0)).isEqualTo(1.0);
             assertThat(store.committedOffset(Table.RAW)).isEqualTo(7L);
             assertThat(store.committedOffset(Table.LATEST)).isEqualTo(7L);
@@ -79,6 +79,30 @@ class SeriesStoreTest {
             assertThat(raw(reopened, T0)).isEqualTo(1.0);
             assertThat(raw(reopened, T0 + 1_000)).isNull();
             assertThat(reopened.committedOffset(Table.RAW)).isEqualTo(41L);
+            assertThat(reopened.streamTime()).hasValue(T0);
+        }
+    }
+
+    @Test
+    void aCommitReportedWhileTheTransactionIsStillOpenDropsTheWritesInsteadOfApplyingThem() {
+        // Kafka Streams 4.4 post-commits the tasks it closes even when committing their transaction failed, then closes
+        // them dirty (TaskManager.tryCloseCleanActiveTasks): the store is told by the open transaction.
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            ingest(store, T0, 1.0);
+            store.flush(NOWHERE);
+            commit(store, 3L);
+            ingest(store, T0 + 1_000, 2.0);
+            store.flush(NOWHERE);
+            for (Table table : Table.values()) {
+                store.committed(table, 9L, true);
+            }
+            assertThat(raw(store, T0 + 1_000)).isNull();
+            assertThat(store.committedOffset(Table.RAW)).isEqualTo(3L);
+            assertThat(store.uncommittedBytes()).isZero();
+        }
+        try (SeriesStore reopened = SeriesStore.open(spec(), dir.toFile())) {
+            assertThat(raw(reopened, T0)).isEqualTo(1.0);
+            assertThat(raw(reopened, T0 + 1_000)).isNull();
             assertThat(reopened.streamTime()).hasValue(T0);
         }
     }
@@ -128,9 +152,10 @@ class SeriesStoreTest {
             store.flush(NOWHERE);
             commit(store, 0L);
             ingest(store, T0 + 8 * DAY, 3.0);
-            assertThat(raw(store, T0)).as("expired by stream time, not yet dropped").isNull();
+            assertThat(raw(store, T0)).as("readers see the last commit, by its stream time").isEqualTo(1.0);
             store.flush(NOWHERE);
             commit(store, 1L);
+            assertThat(raw(store, T0)).as("expired once the reading that moved stream time is committed").isNull();
             List<Long> partitions = store.partitionsOf(Table.RAW).stream().map(p -> p.id).toList();
             assertThat(partitions).containsExactly((T0 + DAY) / DAY, (T0 + 8 * DAY) / DAY);
             assertThat(raw(store, T0 + DAY)).isEqualTo(2.0);
