@@ -97,12 +97,13 @@ final class StreamsInternals {
      * and the series store must not apply that transaction's writes. {@code StreamsProducer.transactionInFlight()}
      * and {@code RecordCollectorImpl.streamsProducer} are package-private: read by reflection, checked when the class
      * loads (a Kafka upgrade that renames them fails every store at once, and {@code StreamsInternalsTest}).
-     * No record collector (a standby task) or another collector: false.
+     * No record collector (a standby task, the stores Kafka Streams opens at startup) or another collector: false.
      */
     static BooleanSupplier transactionInFlight(StateStoreContext context) {
         if (!(context instanceof RecordCollector.Supplier supplier)) {
-            throw new IllegalStateException("the series store needs Kafka Streams' own store context, got "
-                    + context.getClass().getName());
+            // Kafka Streams also opens the stores of the task directories it finds when it starts
+            // (StateDirectory.initializeStartupStores), with a context that has no producer: nothing is ever sent there.
+            return () -> false;
         }
         return () -> {
             RecordCollector collector = supplier.recordCollector();
