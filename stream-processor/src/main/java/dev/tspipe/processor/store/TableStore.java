@@ -2,10 +2,12 @@ package dev.tspipe.processor.store;
 
 import java.io.File;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serializer;
@@ -36,7 +38,7 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
     private SeriesStore store;
     private File directory;
     private SeriesStore.Changelog changelog;
-    private java.util.function.BooleanSupplier transactionInFlight;
+    private BooleanSupplier transactionInFlight;
     private volatile boolean open;
 
     TableStore(Table table, SeriesStoreSpec spec) {
@@ -118,7 +120,7 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
         open = true;
     }
 
-    private void restore(java.util.Collection<KeyValue<byte[], byte[]>> records) {
+    private void restore(Collection<KeyValue<byte[], byte[]>> records) {
         seriesStore().restore(table, records);
     }
 

@@ -1,7 +1,6 @@
 package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.RollupStep;
-
 import dev.tspipe.processor.keys.KeyLayout;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;

@@ -2,7 +2,6 @@ package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
-
 import dev.tspipe.processor.rows.Rollup;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;

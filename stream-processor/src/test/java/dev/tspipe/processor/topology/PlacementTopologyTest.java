@@ -1,7 +1,6 @@
 package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.RollupStep;
-
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,6 @@
 package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.StoreNames;
-
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyDescription;
 import org.junit.jupiter.api.Test;

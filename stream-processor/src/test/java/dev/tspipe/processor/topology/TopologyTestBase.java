@@ -2,7 +2,6 @@ package dev.tspipe.processor.topology;
 
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
-
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.rows.LatestReading;
