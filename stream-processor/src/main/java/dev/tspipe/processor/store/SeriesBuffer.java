@@ -2,7 +2,6 @@ package dev.tspipe.processor.store;
 
 import dev.tspipe.processor.rows.Rollup;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 
 /**
  * The write-back buffer of one series in a {@link SeriesStore}: what the stream thread wrote since the
@@ -28,64 +27,14 @@ final class SeriesBuffer {
     boolean latestDirty;
 
     /** Raw rows written since the last flush, in the order written (a correction replaces in place). */
-    private long[] rowMillis = new long[4];
-    private byte[][] rowValues = new byte[4][];
-    private int rowCount;
-    private long newestRow = NONE;
+    final TimedValues rows = new TimedValues();
 
     /** Per resolution: the current bucket, and the dirty buckets it replaced since the last flush. */
     private final Bucket[] current = new Bucket[RollupStep.values().length];
-    private final Parked[] parked = new Parked[RollupStep.values().length];
+    private final TimedValues[] parked = new TimedValues[RollupStep.values().length];
 
     SeriesBuffer(byte[] prefix) {
         this.prefix = prefix;
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // Raw rows
-
-    /** The row at {@code millis} written since the last flush, or null. */
-    byte[] pendingRow(long millis) {
-        if (rowCount == 0 || millis > newestRow) {
-            return null;
-        }
-        for (int i = rowCount - 1; i >= 0; i--) {
-            if (rowMillis[i] == millis) {
-                return rowValues[i];
-            }
-        }
-        return null;
-    }
-
-    void putRow(long millis, byte[] row) {
-        if (rowCount > 0 && millis <= newestRow) {
-            for (int i = rowCount - 1; i >= 0; i--) {
-                if (rowMillis[i] == millis) {
-                    rowValues[i] = row;
-                    return;
-                }
-            }
-        }
-        if (rowCount == rowMillis.length) {
-            rowMillis = Arrays.copyOf(rowMillis, rowCount * 2);
-            rowValues = Arrays.copyOf(rowValues, rowCount * 2);
-        }
-        rowMillis[rowCount] = millis;
-        rowValues[rowCount] = row;
-        rowCount++;
-        newestRow = Math.max(newestRow, millis);
-    }
-
-    int rowCount() {
-        return rowCount;
-    }
-
-    long rowMillis(int i) {
-        return rowMillis[i];
-    }
-
-    byte[] rowValue(int i) {
-        return rowValues[i];
     }
 
     // ---------------------------------------------------------------------------------------
@@ -97,7 +46,7 @@ final class SeriesBuffer {
         if (bucket != null && bucket.start == start) {
             return bucket;
         }
-        Parked waiting = parked[step.ordinal()];
+        TimedValues waiting = parked[step.ordinal()];
         byte[] value = waiting == null ? null : waiting.take(start);
         if (value == null) {
             return null;
@@ -114,9 +63,9 @@ final class SeriesBuffer {
             bucket = new Bucket();
             current[step.ordinal()] = bucket;
         } else if (bucket.dirty) {
-            Parked waiting = parked[step.ordinal()];
+            TimedValues waiting = parked[step.ordinal()];
             if (waiting == null) {
-                waiting = new Parked();
+                waiting = new TimedValues();
                 parked[step.ordinal()] = waiting;
             }
             waiting.put(bucket.start, bucket.toBytes());
@@ -127,11 +76,11 @@ final class SeriesBuffer {
 
     /** The buckets of {@code step} to write at the flush: the parked ones, then the current one if dirty. */
     void forEachDirtyBucket(RollupStep step, BucketConsumer consumer) {
-        Parked waiting = parked[step.ordinal()];
+        TimedValues waiting = parked[step.ordinal()];
         if (waiting != null) {
-            for (int i = 0; i < waiting.count; i++) {
-                if (waiting.values[i] != null) {
-                    consumer.accept(waiting.starts[i], waiting.values[i]);
+            for (int i = 0; i < waiting.size(); i++) {
+                if (waiting.value(i) != null) {
+                    consumer.accept(waiting.millis(i), waiting.value(i));
                 }
             }
         }
@@ -159,9 +108,7 @@ final class SeriesBuffer {
 
     /** After a flush: nothing pending, what is known stays known. */
     void clean() {
-        Arrays.fill(rowValues, 0, rowCount, null);
-        rowCount = 0;
-        newestRow = NONE;
+        rows.clear();
         for (int i = 0; i < current.length; i++) {
             if (parked[i] != null) {
                 parked[i].clear();
@@ -172,50 +119,6 @@ final class SeriesBuffer {
         }
         latestDirty = false;
         dirty = false;
-    }
-
-    /**
-     * Dirty buckets that stopped being current before the flush, in the order they were parked (a bucket is
-     * parked at most once between flushes: taking it back makes it current again). In-order readings park
-     * ever newer buckets, so a lookup past the newest parked one is answered without a scan.
-     */
-    private static final class Parked {
-        long[] starts = new long[8];
-        byte[][] values = new byte[8][];
-        int count;
-        long newest = NONE;
-
-        void put(long start, byte[] value) {
-            if (count == starts.length) {
-                starts = Arrays.copyOf(starts, count * 2);
-                values = Arrays.copyOf(values, count * 2);
-            }
-            starts[count] = start;
-            values[count] = value;
-            count++;
-            newest = Math.max(newest, start);
-        }
-
-        /** The parked value of the bucket at {@code start}, removed, or null. */
-        byte[] take(long start) {
-            if (start > newest) {
-                return null;
-            }
-            for (int i = count - 1; i >= 0; i--) {
-                if (starts[i] == start && values[i] != null) {
-                    byte[] value = values[i];
-                    values[i] = null;
-                    return value;
-                }
-            }
-            return null;
-        }
-
-        void clear() {
-            Arrays.fill(values, 0, count, null);
-            count = 0;
-            newest = NONE;
-        }
     }
 
     /**

@@ -266,7 +266,7 @@ public final class SeriesStore implements AutoCloseable {
         byte[] prefix = RowKey.seriesPrefixOf(rowKey);
         SeriesBuffer buffer = buffer(prefix);
         long newest = buffer.latestMillis;
-        byte[] old = buffer.pendingRow(epochMillis);
+        byte[] old = buffer.rows.get(epochMillis);
         // A reading newer than the series' latest cannot be stored yet: no read (the common case).
         if (old == null && newest != SeriesBuffer.NONE && epochMillis <= newest) {
             old = get(Table.RAW, rowKey);
@@ -274,7 +274,7 @@ public final class SeriesStore implements AutoCloseable {
         if (old != null && Arrays.equals(old, row)) {
             return Outcome.DUPLICATE;
         }
-        buffer.putRow(epochMillis, row);
+        buffer.rows.put(epochMillis, row);
         pendingBytes += row.length + rowKey.length + BUFFERED_BYTES_PER_READING;
         markDirty(buffer);
         if (epochMillis > streamTime) {
@@ -324,10 +324,10 @@ public final class SeriesStore implements AutoCloseable {
                 values.put(RowKey.timestampOf(row.key.get()), ByteBuffer.wrap(row.value).getDouble());
             }
         }
-        for (int i = 0; i < buffer.rowCount(); i++) {
-            long millis = buffer.rowMillis(i);
+        for (int i = 0; i < buffer.rows.size(); i++) {
+            long millis = buffer.rows.millis(i);
             if (millis >= start && millis < end && !isExpired(Table.RAW, millis)) {
-                values.put(millis, ByteBuffer.wrap(buffer.rowValue(i)).getDouble());
+                values.put(millis, ByteBuffer.wrap(buffer.rows.value(i)).getDouble());
             }
         }
         Rollup bucket = null;
@@ -376,8 +376,8 @@ public final class SeriesStore implements AutoCloseable {
             List<ChangelogGroup.Row> group = new ArrayList<>();
             for (SeriesBuffer buffer : dirty) {
                 group.clear();
-                for (int i = 0; i < buffer.rowCount(); i++) {
-                    group.add(new ChangelogGroup.Row(buffer.rowMillis(i), buffer.rowValue(i)));
+                for (int i = 0; i < buffer.rows.size(); i++) {
+                    group.add(new ChangelogGroup.Row(buffer.rows.millis(i), buffer.rows.value(i)));
                 }
                 writeGroup(batch, changelog, Table.RAW, buffer.prefix, group);
                 group.clear();
@@ -438,20 +438,7 @@ public final class SeriesStore implements AutoCloseable {
             return;
         }
         try {
-            WriteBatch last = sent.isEmpty() ? new WriteBatch() : sent.remove(sent.size() - 1);
-            for (Map.Entry<Table, Long> entry : reported.entrySet()) {
-                byte[] key = offsetKey(entry.getKey());
-                if (entry.getValue() == null) {
-                    last.delete(meta, key);
-                } else {
-                    last.put(meta, key, longBytes(entry.getValue()));
-                }
-            }
-            last.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
-            sent.add(last);
-            applySent();
-        } catch (RocksDBException e) {
-            throw failed("cannot write to the series store in " + dir, e);
+            applySent(reported);
         } finally {
             reported.clear();
         }
@@ -468,30 +455,38 @@ public final class SeriesStore implements AutoCloseable {
             LOG.warn("The series store in {} had flushed writes that Kafka Streams did not report committed before "
                     + "processing went on; applied them now (is enable.transactional.statestores off?)", dir);
         }
-        try {
-            WriteBatch last = sent.remove(sent.size() - 1);
-            for (Table table : Table.values()) {
-                last.delete(meta, offsetKey(table));
-            }
-            last.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
-            sent.add(last);
-            applySent();
-        } catch (RocksDBException e) {
-            throw failed("cannot write to the series store in " + dir, e);
+        Map<Table, Long> unknown = new EnumMap<>(Table.class);
+        for (Table table : Table.values()) {
+            unknown.put(table, null);
         }
+        applySent(unknown);
     }
 
     /**
-     * Writes the sent batches in order (the last one carries the offsets and stream time: a crash in between leaves
-     * data ahead of the offsets, which a restore replays over harmlessly). A failed write makes the store unusable:
-     * its task must close, and the changelog restores what was not written.
+     * Writes the sent batches in order, the last one (or an empty one) with {@code offsets} (a null offset: unknown,
+     * deleted) and stream time; a crash in between leaves data ahead of the offsets, which a restore replays over
+     * harmlessly. A failed write makes the store unusable: its task must close, and the changelog restores what was
+     * not written.
      */
-    private void applySent() throws RocksDBException {
+    private void applySent(Map<Table, Long> offsets) {
         try {
+            WriteBatch last = sent.isEmpty() ? new WriteBatch() : sent.remove(sent.size() - 1);
+            sent.add(last);
+            for (Map.Entry<Table, Long> entry : offsets.entrySet()) {
+                byte[] key = offsetKey(entry.getKey());
+                if (entry.getValue() == null) {
+                    last.delete(meta, key);
+                } else {
+                    last.put(meta, key, longBytes(entry.getValue()));
+                }
+            }
+            last.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
             for (WriteBatch batch : sent) {
                 write(batch);
             }
-        } catch (RocksDBException | RuntimeException e) {
+        } catch (RocksDBException e) {
+            throw failed("cannot write to the series store in " + dir, e);
+        } catch (RuntimeException e) {
             failed = true;
             throw e;
         } finally {
