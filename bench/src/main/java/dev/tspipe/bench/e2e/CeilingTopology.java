@@ -2,9 +2,7 @@ package dev.tspipe.bench.e2e;
 
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.ReadingValidator;
-import dev.tspipe.schemas.serde.AvroDeserializer;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
-import org.apache.kafka.common.errors.SerializationException;
+import dev.tspipe.processor.topology.ReadingDecoder;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -19,13 +17,12 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Map;
 
 /**
  * The ceiling: what any store design can reach at most. It reads {@code readings} as tspipe does
- * ({@code byte[]}), decodes every value with tspipe's {@link AvroDeserializer} (configured as
- * tspipe's decode step configures it: the registry URL, generic records) and validates it with
- * tspipe's own {@link ReadingValidator}, which also builds the row key; it stores nothing.
+ * ({@code byte[]}), decodes and validates every value with tspipe's own {@link ReadingDecoder} (as
+ * tspipe's decode step does: the fast path for the Reading layout, the generic path for anything
+ * else), which also builds the row key and the raw row; it stores nothing.
  *
  * <pre>
  * readings ─► decode-and-validate ─┬─ accepted: nothing (no store, no changelog)
@@ -58,23 +55,20 @@ final class CeilingTopology {
         private static final Logger log = LoggerFactory.getLogger(DecodeAndValidate.class);
 
         private final PipelineConfig config;
-        private final ReadingValidator validator;
         private ProcessorContext<byte[], byte[]> context;
-        private AvroDeserializer<Object> deserializer;
+        private ReadingDecoder decoder;
         private long accepted;
         private long misplaced;
         private long rejected;
 
         DecodeAndValidate(PipelineConfig config) {
             this.config = config;
-            this.validator = new ReadingValidator(config.keyLayout());
         }
 
         @Override
         public void init(ProcessorContext<byte[], byte[]> context) {
             this.context = context;
-            deserializer = new AvroDeserializer<>();
-            deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl()), false);
+            decoder = new ReadingDecoder(config);
         }
 
         @Override
@@ -97,11 +91,8 @@ final class CeilingTopology {
             if (value == null || value.length > config.maxValueBytes()) {
                 return null;
             }
-            try {
-                return validator.validate(deserializer.deserialize(config.readingsTopic(), value));
-            } catch (SerializationException e) {
-                return null;
-            }
+            ReadingValidator.Verdict verdict = decoder.verdict(config.readingsTopic(), value);
+            return verdict instanceof ReadingValidator.Accepted ? verdict : null;
         }
 
         @Override
@@ -111,8 +102,8 @@ final class CeilingTopology {
                 log.warn("Ceiling task {}: {} readings accepted, {} of them not keyed by their device; {} rejected",
                         context == null ? "-" : context.taskId(), accepted, misplaced, rejected);
             }
-            if (deserializer != null) {
-                deserializer.close();
+            if (decoder != null) {
+                decoder.close();
             }
         }
     }

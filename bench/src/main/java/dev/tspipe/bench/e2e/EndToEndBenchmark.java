@@ -193,6 +193,7 @@ public final class EndToEndBenchmark {
             figures.put("peakRssMiB", round(node.peakRssKb() / 1024.0, 1));
             figures.put("loadAverageBefore", load);
             figures.put("loadAverageAfter", loadAverage());
+            figures.put("streamThreadTime", node.threadTime());
             if (jfr != null) {
                 node.stopProfile();
                 ProfileSummary profile = ProfileSummary.of(jfr, 10);

@@ -21,8 +21,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -31,8 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * args:   mode(tspipe|baseline|noop) bootstrap registryUrl applicationId stateDir inputTopic dlqTopic threads httpPort jfrFile|- graceSeconds
- * stdout: STARTED | STATE RUNNING restoredRecords restoredRows | JFR-DONE | CLOSED cpuNanos vmHwmKb droppedRecords
- * stdin:  jfr-stop | stop (or end of input)
+ * stdout: STARTED | STATE RUNNING restoredRecords restoredRows | JFR-DONE | THREAD-TIME name=value... | CLOSED cpuNanos vmHwmKb droppedRecords
+ * stdin:  jfr-stop | thread-time | stop (or end of input)
  * </pre>
  *
  * tspipe runs with a {@link QueryServer} on {@code httpPort} (0: none), as {@code tspipe node} does;
@@ -64,6 +66,11 @@ public final class NodeMain {
         streamsSettings.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
         streamsSettings.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
         streamsSettings.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+
+        // Experiments: -Dstreams.<name>=<value> (through --node-jvm-opts) sets any Kafka Streams setting; tspipe's own
+        // settings still win where it fixes them (StreamsSettings).
+        System.getProperties().stringPropertyNames().stream().filter(name -> name.startsWith("streams."))
+                .forEach(name -> streamsSettings.put(name.substring("streams.".length()), System.getProperty(name)));
 
         JfrControl jfr = "-".equals(jfrFile) ? null : JfrControl.start(Path.of(jfrFile));
         KafkaStreams streams;
@@ -112,7 +119,9 @@ public final class NodeMain {
                 out.println("STATE RUNNING " + restored.get() + " " + SeriesStore.rowsRestored());
             }
         });
+        ThreadTime threadTime = new ThreadTime(streams);
         streams.start();
+        threadTime.start();
         out.println("STARTED");
 
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -121,12 +130,15 @@ public final class NodeMain {
             if (command.equals("jfr-stop") && jfr != null) {
                 jfr.stopAndDump();
                 out.println("JFR-DONE");
+            } else if (command.equals("thread-time")) {
+                out.println("THREAD-TIME " + threadTime.averages());
             }
         }
         // Read before close, which removes the metrics: records dropped as too late for their window.
         double dropped = streams.metrics().values().stream()
                 .filter(m -> m.metricName().name().equals("dropped-records-total"))
                 .mapToDouble(m -> ((Number) m.metricValue()).doubleValue()).sum();
+        threadTime.interrupt();
         if (server != null) {
             server.close();
         }
@@ -157,6 +169,62 @@ public final class NodeMain {
             recording.stop();
             recording.dump(file);
             recording.close();
+        }
+    }
+
+    /**
+     * Where the stream threads' time goes: Kafka Streams' own rolling {@code stream-thread-metrics} (the shares of
+     * poll, process, commit and punctuate in each thread's loop, commit latency and rate), sampled every 500 ms
+     * from start and averaged over the samples taken while the threads processed records.
+     */
+    private static final class ThreadTime extends Thread {
+        private static final List<String> NAMES = List.of("poll-ratio", "process-ratio", "commit-ratio", "punctuate-ratio",
+                "commit-latency-avg", "commit-rate", "process-records-avg", "poll-records-avg");
+        private final KafkaStreams streams;
+        private final Map<String, double[]> sums = new TreeMap<>();
+
+        ThreadTime(KafkaStreams streams) {
+            super("thread-time-sampler");
+            setDaemon(true);
+            this.streams = streams;
+        }
+
+        @Override
+        public void run() {
+            while (!isInterrupted()) {
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                Map<String, Double> sample = new HashMap<>();
+                for (org.apache.kafka.common.Metric metric : streams.metrics().values()) {
+                    if (metric.metricName().group().equals("stream-thread-metrics") && NAMES.contains(metric.metricName().name())
+                            && metric.metricValue() instanceof Number number && !Double.isNaN(number.doubleValue())) {
+                        sample.merge(metric.metricName().name(), number.doubleValue(), Double::sum);
+                    }
+                }
+                if (sample.getOrDefault("process-ratio", 0.0) > 0) {
+                    synchronized (sums) {
+                        sample.forEach((name, value) -> {
+                            double[] sum = sums.computeIfAbsent(name, n -> new double[2]);
+                            sum[0] += value;
+                            sum[1]++;
+                        });
+                    }
+                }
+            }
+        }
+
+        /** name=average pairs over the samples so far (summed over stream threads); the samples start again after. */
+        String averages() {
+            StringBuilder line = new StringBuilder();
+            synchronized (sums) {
+                sums.forEach((name, sum) -> line.append(name).append('=')
+                        .append(String.format(java.util.Locale.ROOT, "%.4f", sum[0] / sum[1])).append(' '));
+                sums.clear();
+            }
+            return line.toString().trim();
         }
     }
 }

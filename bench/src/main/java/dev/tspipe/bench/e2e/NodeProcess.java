@@ -62,6 +62,22 @@ final class NodeProcess implements AutoCloseable {
         await("JFR-DONE", Duration.ofSeconds(60));
     }
 
+    /**
+     * The stream threads' time split since start (or the previous call), from Kafka Streams' thread metrics:
+     * name to average ({@code poll-ratio}, {@code process-ratio}, {@code commit-ratio}, {@code commit-latency-avg}, ...).
+     */
+    java.util.Map<String, Double> threadTime() {
+        jvm.send("thread-time");
+        java.util.Map<String, Double> averages = new java.util.TreeMap<>();
+        for (String pair : await("THREAD-TIME", Duration.ofSeconds(30)).trim().split(" ")) {
+            if (!pair.isEmpty()) {
+                String[] nameValue = pair.split("=", 2);
+                averages.put(nameValue[0], Double.parseDouble(nameValue[1]));
+            }
+        }
+        return averages;
+    }
+
     /** Closes the application (leaving the group) and waits for the process to end. */
     Closed stop() {
         jvm.send("stop");

@@ -48,7 +48,7 @@ public class AvroDeserializer<T> implements Deserializer<T> {
      * one: the largest fixed every record holds (reached through record fields only), and the largest anywhere
      * (in a union branch, an array or a map a record need not use).
      */
-    private record Reader(DatumReader<Object> datumReader, int largestRequiredFixed, int largestFixed) {
+    private record Reader(Schema writer, DatumReader<Object> datumReader, int largestRequiredFixed, int largestFixed) {
         /** Whether a record of {@code length} bytes cannot be of this schema, or could make Avro allocate far more. */
         boolean refuses(int length) {
             return largestRequiredFixed > length || (largestFixed > length && largestFixed > ALLOCATION_GUARD_BYTES);
@@ -127,6 +127,18 @@ public class AvroDeserializer<T> implements Deserializer<T> {
         return datum;
     }
 
+    /**
+     * The schema {@code data} was written with (fetched once per id), for callers that read some schemas
+     * themselves; fails as {@link #deserialize} does on a record that is not in the wire format, an unknown
+     * id or an unreachable registry.
+     */
+    public Schema writerSchema(byte[] data) {
+        if (registry == null) {
+            throw new IllegalStateException("AvroDeserializer is not configured: call configure() with schema.registry.url");
+        }
+        return readers.computeIfAbsent(WireFormat.schemaId(data), this::readerFor).writer();
+    }
+
     private Reader readerFor(int id) {
         Schema writer;
         try {
@@ -144,10 +156,10 @@ public class AvroDeserializer<T> implements Deserializer<T> {
         int required = largestFixed(writer, new HashSet<>(), true);
         int anywhere = largestFixed(writer, new HashSet<>(), false);
         if (!specific) {
-            return new Reader(new GenericDatumReader<>(writer, writer, GenericData.get()), required, anywhere);
+            return new Reader(writer, new GenericDatumReader<>(writer, writer, GenericData.get()), required, anywhere);
         }
         Schema reader = readerSchema(writer);
-        return new Reader(new SpecificDatumReader<>(writer, reader, SpecificData.getForSchema(reader)), required, anywhere);
+        return new Reader(writer, new SpecificDatumReader<>(writer, reader, SpecificData.getForSchema(reader)), required, anywhere);
     }
 
     /** The largest fixed in {@code schema}; with {@code requiredOnly}, only those that every datum of it holds. */

@@ -1,10 +1,6 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.schemas.serde.AvroDeserializer;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
-import dev.tspipe.schemas.serde.UnknownSchemaException;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -14,7 +10,6 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Map;
 
 /**
  * Decodes a record's Avro value and validates it, before anything is stored. Rejections leave
@@ -34,17 +29,15 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     private static final long LONGEST_RETRY_PAUSE_MS = 1_000;
 
     private final PipelineConfig config;
-    private final ReadingValidator validator;
     /** Whether records are checked against the partition of their key (the input topic); records of the repartition topic are placed by it. */
     private final boolean checkPartition;
     private ProcessorContext<byte[], Routed> context;
-    private AvroDeserializer<Object> deserializer;
+    private ReadingDecoder decoder;
     private PipelineMetrics metrics;
     private MisplacedRecords misplaced;
 
     DecodeProcessor(PipelineConfig config, boolean checkPartition) {
         this.config = config;
-        this.validator = new ReadingValidator(config.keyLayout());
         this.checkPartition = checkPartition && config.readingsPartitions() > 0;
     }
 
@@ -53,8 +46,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         this.context = context;
         this.metrics = new PipelineMetrics(context.metrics());
         this.misplaced = new MisplacedRecords(metrics);
-        this.deserializer = new AvroDeserializer<>();
-        deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl()), false);
+        this.decoder = new ReadingDecoder(config);
     }
 
     @Override
@@ -123,28 +115,20 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             return new ReadingValidator.Rejected(RejectReason.TOO_LARGE, "the record value is " + value.length
                     + " bytes, over the limit of " + config.maxValueBytes());
         }
-        Object decoded;
-        try {
-            decoded = decodeWaitingForRegistry(value);
-        } catch (UnknownSchemaException e) {
-            return new ReadingValidator.Rejected(RejectReason.UNKNOWN_SCHEMA, e.getMessage());
-        } catch (SerializationException e) {
-            return new ReadingValidator.Rejected(RejectReason.UNDECODABLE, e.getMessage());
-        }
-        return validator.validate(decoded);
+        return decodeWaitingForRegistry(value);
     }
 
     /**
      * Decodes {@code value}; while the registry cannot be reached, waits and tries again, up to
      * {@code tspipe.registry.retry.ms} (short enough that the task's open transaction does not time out).
      */
-    private Object decodeWaitingForRegistry(byte[] value) {
+    private ReadingValidator.Verdict decodeWaitingForRegistry(byte[] value) {
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse(config.readingsTopic());
         long deadline = System.nanoTime() + config.registryRetryMs() * 1_000_000;
         long pause = FIRST_RETRY_PAUSE_MS;
         while (true) {
             try {
-                return deserializer.deserialize(topic, value);
+                return decoder.verdict(topic, value);
             } catch (RegistryUnavailableSerializationException e) {
                 long left = (deadline - System.nanoTime()) / 1_000_000;
                 if (left <= 0) {
@@ -170,8 +154,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
 
     @Override
     public void close() {
-        if (deserializer != null) {
-            deserializer.close();
+        if (decoder != null) {
+            decoder.close();
         }
     }
 }

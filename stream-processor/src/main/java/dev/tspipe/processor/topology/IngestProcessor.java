@@ -66,7 +66,7 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
                 return;
             }
         }
-        switch (store.ingest(accepted.rowKey(), timestamp, reading.row().toBytes(), reading.value())) {
+        switch (store.ingest(accepted.rowKey(), timestamp, reading.row(), reading.value())) {
             case DUPLICATE -> metrics.duplicate();
             case STORED -> metrics.stored();
             case CORRECTED -> {

@@ -4,6 +4,7 @@ import dev.tspipe.processor.keys.InvalidKeyException;
 import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.processor.rows.RawRow;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 
@@ -60,7 +61,7 @@ public final class ReadingValidator {
             }
             SeriesId series = new SeriesId(tenant, device, metric);
             byte[] rowKey = RowKey.encode(layout, series, timestamp);
-            return new Accepted(new ValidReading(series, timestamp, value, tags), rowKey);
+            return new Accepted(new ValidReading(series, timestamp, value, new RawRow(value, tags).toBytes()), rowKey);
         } catch (FieldException e) {
             return new Rejected(RejectReason.INVALID_FIELD, e.getMessage() + " (writer schema " + schema.getFullName() + ")");
         } catch (InvalidKeyException e) {

@@ -3,10 +3,17 @@ package dev.tspipe.processor.topology;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.rows.RawRow;
 
-/** A reading that passed validation: everything the stores need, in tspipe's own types. */
-public record ValidReading(SeriesId series, long epochMillis, double value, java.util.Map<String, String> tags) {
+import java.util.Map;
 
-    public RawRow row() {
-        return new RawRow(value, tags);
+/**
+ * A reading that passed validation: everything the stores need, in tspipe's own types.
+ *
+ * @param row the bytes of its raw row ({@link RawRow#toBytes()}: the value and the tags sorted by name), canonical
+ */
+public record ValidReading(SeriesId series, long epochMillis, double value, byte[] row) {
+
+    /** The reading's tags, decoded from its row (not on the hot path). */
+    public Map<String, String> tags() {
+        return RawRow.fromBytes(row).tags();
     }
 }

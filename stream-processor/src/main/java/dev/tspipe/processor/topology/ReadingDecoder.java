@@ -1,0 +1,366 @@
+package dev.tspipe.processor.topology;
+
+import dev.tspipe.processor.keys.InvalidKeyException;
+import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.schemas.serde.AvroDeserializer;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
+import dev.tspipe.schemas.serde.UnknownSchemaException;
+import dev.tspipe.schemas.serde.WireFormat;
+import org.apache.avro.Schema;
+import org.apache.kafka.common.errors.SerializationException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The verdict on a record value: decoded from the Confluent wire format and validated
+ * ({@link ReadingValidator}), as docs/design.md §5 defines it.
+ *
+ * <p>Two paths give the same verdict. Values written with the layout of tspipe's own {@code Reading}
+ * schema (deviceId, metric, timestamp, value, tags, tenant, of those types, under any schema id) are read
+ * straight from their bytes into a {@link ValidReading}: no generic record, no map copies, the raw row
+ * built from the tag bytes. Anything unusual about such a value (text that is not ASCII, a map block
+ * written with its byte size, a tag name twice, bytes left over, any reason to reject it) and every
+ * value of another schema take the generic path ({@link AvroDeserializer} and {@link ReadingValidator}),
+ * which reads any schema by field name and words every rejection. The fast path only ever accepts what
+ * the generic path accepts, with the same row key and row bytes (ReadingDecoderTest compares them on
+ * random and mutated values).
+ */
+public final class ReadingDecoder {
+
+    /** The fields of tspipe's Reading schema (schemas/src/main/avro/Reading.avsc), in the order its values hold them. */
+    private static final List<String> LAYOUT_FIELDS = List.of("deviceId", "metric", "timestamp", "value", "tags", "tenant");
+
+    private final AvroDeserializer<Object> deserializer;
+    private final ReadingValidator validator;
+    private final KeyLayout layout;
+    /** Per schema id: whether its values have the Reading layout. */
+    private final Map<Integer, Boolean> layoutById = new HashMap<>();
+    private int lastLayoutId = -1;
+    private boolean lastHasLayout;
+    private final FastReader fast = new FastReader();
+
+    /** A decoder of {@code config}'s registry and key layout, reading generic records. */
+    public ReadingDecoder(PipelineConfig config) {
+        this(deserializerFor(config), config.keyLayout());
+    }
+
+    ReadingDecoder(AvroDeserializer<Object> deserializer, KeyLayout layout) {
+        this.deserializer = Objects.requireNonNull(deserializer, "deserializer");
+        this.layout = Objects.requireNonNull(layout, "layout");
+        this.validator = new ReadingValidator(layout);
+    }
+
+    private static AvroDeserializer<Object> deserializerFor(PipelineConfig config) {
+        AvroDeserializer<Object> deserializer = new AvroDeserializer<>();
+        deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl()), false);
+        return deserializer;
+    }
+
+    /**
+     * The verdict on a non-null value of {@code topic}.
+     *
+     * @throws RegistryUnavailableSerializationException while the registry cannot be reached for the value's
+     *                                                   schema: not the record's fault, try again
+     */
+    public ReadingValidator.Verdict verdict(String topic, byte[] value) {
+        ReadingValidator.Accepted accepted = hasLayout(value) ? fast.read(value, layout) : null;
+        return accepted != null ? accepted : generic(topic, value);
+    }
+
+    /** The verdict of the generic path alone (every schema, every message). */
+    ReadingValidator.Verdict generic(String topic, byte[] value) {
+        Object decoded;
+        try {
+            decoded = deserializer.deserialize(topic, value);
+        } catch (RegistryUnavailableSerializationException e) {
+            throw e;
+        } catch (UnknownSchemaException e) {
+            return new ReadingValidator.Rejected(RejectReason.UNKNOWN_SCHEMA, e.getMessage());
+        } catch (SerializationException e) {
+            return new ReadingValidator.Rejected(RejectReason.UNDECODABLE, e.getMessage());
+        }
+        return validator.validate(decoded);
+    }
+
+    /** Whether {@code value} was written with a schema of the Reading layout; false also when it cannot tell (the generic path will say why). */
+    private boolean hasLayout(byte[] value) {
+        if (value.length < WireFormat.HEADER_SIZE || value[0] != WireFormat.MAGIC_BYTE) {
+            return false;
+        }
+        int id = WireFormat.schemaId(value);
+        if (id == lastLayoutId) {
+            return lastHasLayout;
+        }
+        Boolean known = layoutById.get(id);
+        if (known == null) {
+            try {
+                known = isReadingLayout(deserializer.writerSchema(value));
+            } catch (SerializationException e) {
+                return false;
+            }
+            layoutById.put(id, known);
+        }
+        lastLayoutId = id;
+        lastHasLayout = known;
+        return known;
+    }
+
+    /** Whether values of {@code schema} hold, in this order: two strings, a long, a double, a map of strings, a null-or-string union. */
+    static boolean isReadingLayout(Schema schema) {
+        if (schema.getType() != Schema.Type.RECORD || schema.getFields().size() != LAYOUT_FIELDS.size()) {
+            return false;
+        }
+        List<Schema.Field> fields = schema.getFields();
+        for (int i = 0; i < fields.size(); i++) {
+            if (!fields.get(i).name().equals(LAYOUT_FIELDS.get(i))) {
+                return false;
+            }
+        }
+        Schema tags = fields.get(4).schema();
+        Schema tenant = fields.get(5).schema();
+        return fields.get(0).schema().getType() == Schema.Type.STRING
+                && fields.get(1).schema().getType() == Schema.Type.STRING
+                && fields.get(2).schema().getType() == Schema.Type.LONG
+                && fields.get(3).schema().getType() == Schema.Type.DOUBLE
+                && tags.getType() == Schema.Type.MAP && tags.getValueType().getType() == Schema.Type.STRING
+                && tenant.getType() == Schema.Type.UNION && tenant.getTypes().size() == 2
+                && tenant.getTypes().get(0).getType() == Schema.Type.NULL
+                && tenant.getTypes().get(1).getType() == Schema.Type.STRING;
+    }
+
+    public void close() {
+        deserializer.close();
+    }
+
+    /**
+     * Reads one value of the Reading layout (Avro binary: zig-zag varints, little-endian double, length-prefixed
+     * strings, map blocks); {@code null} as soon as anything is not the plain case, so that the generic path decides.
+     * Not thread-safe: one per decoder, reused for every value.
+     */
+    static final class FastReader {
+        /** Tags a reading can have on this path; more go the generic way. */
+        private static final int MAX_TAGS = 32;
+
+        private byte[] data;
+        private int pos;
+        private boolean failed;
+        /** Per tag: offset and length of its name, offset and length of its value. */
+        private final int[] tags = new int[MAX_TAGS * 4];
+
+        ReadingValidator.Accepted read(byte[] value, KeyLayout layout) {
+            data = value;
+            pos = WireFormat.HEADER_SIZE;
+            failed = false;
+            String device = name();
+            String metric = name();
+            long timestamp = readLong();
+            double reading = readDouble();
+            int tagCount = readTags();
+            String tenant = null;
+            int branch = readInt();
+            if (branch == 1) {
+                tenant = printableAscii(readStringLength(), true);
+            } else if (branch != 0) {
+                return null;
+            }
+            if (failed || pos != data.length || device == null || metric == null
+                    || Double.isNaN(reading) || Double.isInfinite(reading)) {
+                return null;
+            }
+            SeriesId series = new SeriesId(tenant, device, metric);
+            byte[] rowKey;
+            try {
+                rowKey = RowKey.encode(layout, series, timestamp);
+            } catch (InvalidKeyException e) {
+                return null;
+            }
+            return new ReadingValidator.Accepted(new ValidReading(series, timestamp, reading, row(reading, tagCount)), rowKey);
+        }
+
+        /** A device or metric: non-empty printable ASCII, else null. */
+        private String name() {
+            return printableAscii(readStringLength(), false);
+        }
+
+        /** The next {@code length} bytes as a string if they are printable ASCII (and non-empty unless allowed), else null. */
+        private String printableAscii(int length, boolean emptyAllowed) {
+            if (failed || (length == 0 && !emptyAllowed)) {
+                failed = true;
+                return null;
+            }
+            int start = pos;
+            for (int i = start; i < start + length; i++) {
+                byte b = data[i];
+                if (b < 0x20 || b == 0x7F) {
+                    // Not ASCII (negative), or a control character.
+                    failed = true;
+                    return null;
+                }
+            }
+            pos += length;
+            return new String(data, start, length, StandardCharsets.ISO_8859_1);
+        }
+
+        /** A string's length, checked against the bytes left; -1 (and failed) if it does not fit. */
+        private int readStringLength() {
+            int length = readInt();
+            if (failed || length < 0 || length > data.length - pos) {
+                failed = true;
+                return -1;
+            }
+            return length;
+        }
+
+        /** Reads the tags into {@link #tags}, sorted by name; their number, or -1 (and failed). */
+        private int readTags() {
+            int count = 0;
+            while (!failed) {
+                long block = readLong();
+                if (failed || block < 0 || block > (data.length - pos) / 2 || count + block > MAX_TAGS) {
+                    break;
+                }
+                if (block == 0) {
+                    return count;
+                }
+                for (long i = 0; i < block; i++) {
+                    int nameLength = readStringLength();
+                    if (failed || !ascii(pos, nameLength)) {
+                        return fail();
+                    }
+                    int nameStart = pos;
+                    pos += nameLength;
+                    int valueLength = readStringLength();
+                    if (failed || !ascii(pos, valueLength)) {
+                        return fail();
+                    }
+                    int valueStart = pos;
+                    pos += valueLength;
+                    if (!insertSorted(count, nameStart, nameLength, valueStart, valueLength)) {
+                        return fail();
+                    }
+                    count++;
+                }
+            }
+            return fail();
+        }
+
+        private int fail() {
+            failed = true;
+            return -1;
+        }
+
+        private boolean ascii(int start, int length) {
+            for (int i = start; i < start + length; i++) {
+                if (data[i] < 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Inserts a tag by name (ASCII: byte order is String order); false on a name seen before (the map keeps the last, the generic path decides). */
+        private boolean insertSorted(int count, int nameStart, int nameLength, int valueStart, int valueLength) {
+            int at = count;
+            while (at > 0) {
+                int c = compare(tags[(at - 1) * 4], tags[(at - 1) * 4 + 1], nameStart, nameLength);
+                if (c == 0) {
+                    return false;
+                }
+                if (c < 0) {
+                    break;
+                }
+                at--;
+            }
+            System.arraycopy(tags, at * 4, tags, (at + 1) * 4, (count - at) * 4);
+            tags[at * 4] = nameStart;
+            tags[at * 4 + 1] = nameLength;
+            tags[at * 4 + 2] = valueStart;
+            tags[at * 4 + 3] = valueLength;
+            return true;
+        }
+
+        private int compare(int aStart, int aLength, int bStart, int bLength) {
+            return java.util.Arrays.compareUnsigned(data, aStart, aStart + aLength, data, bStart, bStart + bLength);
+        }
+
+        /** The raw row ({@code RawRow.toBytes()}'s layout) of the value and the sorted tags. */
+        private byte[] row(double value, int tagCount) {
+            int size = 12;
+            for (int i = 0; i < tagCount; i++) {
+                size += 8 + tags[i * 4 + 1] + tags[i * 4 + 3];
+            }
+            byte[] row = new byte[size];
+            putLong(row, 0, Double.doubleToRawLongBits(value));
+            putInt(row, 8, tagCount);
+            int at = 12;
+            for (int i = 0; i < tagCount; i++) {
+                at = putString(row, at, tags[i * 4], tags[i * 4 + 1]);
+                at = putString(row, at, tags[i * 4 + 2], tags[i * 4 + 3]);
+            }
+            return row;
+        }
+
+        private int putString(byte[] row, int at, int start, int length) {
+            putInt(row, at, length);
+            System.arraycopy(data, start, row, at + 4, length);
+            return at + 4 + length;
+        }
+
+        private static void putInt(byte[] target, int at, int value) {
+            target[at] = (byte) (value >>> 24);
+            target[at + 1] = (byte) (value >>> 16);
+            target[at + 2] = (byte) (value >>> 8);
+            target[at + 3] = (byte) value;
+        }
+
+        private static void putLong(byte[] target, int at, long value) {
+            putInt(target, at, (int) (value >>> 32));
+            putInt(target, at + 4, (int) value);
+        }
+
+        /** An Avro int of at most 4 varint bytes (longer ones, legal or not, go the generic way). */
+        private int readInt() {
+            long n = readVarint(4);
+            return (int) ((n >>> 1) ^ -(n & 1));
+        }
+
+        /** An Avro long of at most 9 varint bytes (|value| < 2^62; longer ones go the generic way). */
+        private long readLong() {
+            long n = readVarint(9);
+            return (n >>> 1) ^ -(n & 1);
+        }
+
+        private long readVarint(int maxBytes) {
+            long n = 0;
+            for (int i = 0; i < maxBytes && pos < data.length; i++) {
+                int b = data[pos++] & 0xFF;
+                n |= (long) (b & 0x7F) << (7 * i);
+                if ((b & 0x80) == 0) {
+                    return n;
+                }
+            }
+            failed = true;
+            return 0;
+        }
+
+        private double readDouble() {
+            if (failed || data.length - pos < 8) {
+                failed = true;
+                return 0;
+            }
+            long bits = 0;
+            for (int i = 7; i >= 0; i--) {
+                bits = (bits << 8) | (data[pos + i] & 0xFF);
+            }
+            pos += 8;
+            return Double.longBitsToDouble(bits);
+        }
+    }
+}
