@@ -31,13 +31,19 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     private final PipelineConfig config;
     /** Whether records are checked against the partition of their key (the input topic); records of the repartition topic are placed by it. */
     private final boolean checkPartition;
+    private final Children children;
     private ProcessorContext<byte[], Routed> context;
     private ReadingDecoder decoder;
     private PipelineMetrics metrics;
     private MisplacedRecords misplaced;
 
-    DecodeProcessor(PipelineConfig config, boolean checkPartition) {
+    /** The names of the child nodes a record is forwarded to: rejected, to re-route by device, stored here. */
+    record Children(String rejected, String elsewhere, String here) {
+    }
+
+    DecodeProcessor(PipelineConfig config, boolean checkPartition, Children children) {
         this.config = config;
+        this.children = children;
         this.checkPartition = checkPartition && config.readingsPartitions() > 0;
     }
 
@@ -60,7 +66,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
                     DeadLetters.sourceOf(record.headers(), here));
             metrics.deadLetter(rejected.reason());
             context.forward(new Record<>(originalKey, Routed.rejected(rejected, originalKey, value),
-                    record.timestamp(), headers));
+                    record.timestamp(), headers), children.rejected());
             return;
         }
         ReadingValidator.Accepted accepted = (ReadingValidator.Accepted) verdict;
@@ -73,10 +79,12 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         }
         Routed routed = new Routed(verdict, record.key(), value, deviceKey, placement);
         Record<byte[], Routed> out = record.withValue(routed);
-        if (!routed.here()) {
+        if (routed.here()) {
+            context.forward(out, children.here());
+        } else {
             DeadLetters.carrySource(out.headers(), here, record.key());
+            context.forward(out, children.elsewhere());
         }
-        context.forward(out);
     }
 
     /** Whether {@code bytes} are the UTF-8 encoding of {@code text}, without encoding it (ASCII compared in place). */

@@ -25,8 +25,9 @@ import java.util.Objects;
  * <p>Two paths give the same verdict. Values written with the layout of tspipe's own {@code Reading}
  * schema (deviceId, metric, timestamp, value, tags, tenant, of those types, under any schema id) are read
  * straight from their bytes into a {@link ValidReading}: no generic record, no map copies, the raw row
- * built from the tag bytes. Anything unusual about such a value (text that is not ASCII, a map block
- * written with its byte size, a tag name twice, bytes left over, any reason to reject it) and every
+ * built from the tag bytes. Anything unusual about such a value (a tag name above U+FFFF, a map block
+ * written with its byte size, a tag name twice, a varint longer than its values need, bytes left over,
+ * any reason to reject it) and every
  * value of another schema take the generic path ({@link AvroDeserializer} and {@link ReadingValidator}),
  * which reads any schema by field name and words every rejection. The fast path only ever accepts what
  * the generic path accepts, with the same row key and row bytes (ReadingDecoderTest compares them on
@@ -166,7 +167,7 @@ public final class ReadingDecoder {
             String tenant = null;
             int branch = readInt();
             if (branch == 1) {
-                tenant = printableAscii(readStringLength(), true);
+                tenant = printableText(readStringLength(), true);
             } else if (branch != 0) {
                 return null;
             }
@@ -184,28 +185,96 @@ public final class ReadingDecoder {
             return new ReadingValidator.Accepted(new ValidReading(series, timestamp, reading, row(reading, tagCount)), rowKey);
         }
 
-        /** A device or metric: non-empty printable ASCII, else null. */
+        /** A device or metric: non-empty printable text, else null. */
         private String name() {
-            return printableAscii(readStringLength(), false);
+            return printableText(readStringLength(), false);
         }
 
-        /** The next {@code length} bytes as a string if they are printable ASCII (and non-empty unless allowed), else null. */
-        private String printableAscii(int length, boolean emptyAllowed) {
+        /**
+         * The next {@code length} bytes as a string if they are well-formed UTF-8 without control characters
+         * (and non-empty unless allowed), else null: what {@code ReadingValidator} accepts as a name.
+         */
+        private String printableText(int length, boolean emptyAllowed) {
             if (failed || (length == 0 && !emptyAllowed)) {
                 failed = true;
                 return null;
             }
             int start = pos;
-            for (int i = start; i < start + length; i++) {
+            int end = start + length;
+            boolean ascii = true;
+            for (int i = start; i < end; i++) {
                 byte b = data[i];
-                if (b < 0x20 || b == 0x7F) {
-                    // Not ASCII (negative), or a control character.
+                if (b < 0) {
+                    ascii = false;
+                } else if (b < 0x20 || b == 0x7F) {
                     failed = true;
                     return null;
                 }
             }
-            pos += length;
-            return new String(data, start, length, StandardCharsets.ISO_8859_1);
+            if (!ascii && (!wellFormedUtf8(data, start, end) || hasC1Control(data, start, end))) {
+                failed = true;
+                return null;
+            }
+            pos = end;
+            return new String(data, start, length, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+        }
+
+        /** Whether UTF-8 text holds U+0080..U+009F (C2 80..C2 9F), the C1 controls. */
+        private static boolean hasC1Control(byte[] bytes, int from, int to) {
+            for (int i = from; i + 1 < to; i++) {
+                if (bytes[i] == (byte) 0xC2 && (bytes[i + 1] & 0xFF) <= 0x9F) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * Whether the bytes are well-formed UTF-8 (Unicode table 3-7: no overlong forms, no surrogates, nothing above
+         * U+10FFFF), the rule of the JDK's strict decoder that the generic path uses.
+         */
+        static boolean wellFormedUtf8(byte[] bytes, int from, int to) {
+            int i = from;
+            while (i < to) {
+                int c = bytes[i] & 0xFF;
+                if (c < 0x80) {
+                    i++;
+                } else if (c < 0xC2) {
+                    return false;
+                } else if (c < 0xE0) {
+                    if (i + 1 >= to || !continuation(bytes[i + 1])) {
+                        return false;
+                    }
+                    i += 2;
+                } else if (c < 0xF0) {
+                    if (i + 2 >= to) {
+                        return false;
+                    }
+                    int c1 = bytes[i + 1] & 0xFF;
+                    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || !continuation(bytes[i + 1])
+                            || !continuation(bytes[i + 2])) {
+                        return false;
+                    }
+                    i += 3;
+                } else if (c < 0xF5) {
+                    if (i + 3 >= to) {
+                        return false;
+                    }
+                    int c1 = bytes[i + 1] & 0xFF;
+                    if ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F) || !continuation(bytes[i + 1])
+                            || !continuation(bytes[i + 2]) || !continuation(bytes[i + 3])) {
+                        return false;
+                    }
+                    i += 4;
+                } else {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private static boolean continuation(byte b) {
+            return (b & 0xC0) == 0x80;
         }
 
         /** A string's length, checked against the bytes left; -1 (and failed) if it does not fit. */
@@ -231,13 +300,13 @@ public final class ReadingDecoder {
                 }
                 for (long i = 0; i < block; i++) {
                     int nameLength = readStringLength();
-                    if (failed || !ascii(pos, nameLength)) {
+                    if (failed || !tagText(pos, nameLength, true)) {
                         return fail();
                     }
                     int nameStart = pos;
                     pos += nameLength;
                     int valueLength = readStringLength();
-                    if (failed || !ascii(pos, valueLength)) {
+                    if (failed || !tagText(pos, valueLength, false)) {
                         return fail();
                     }
                     int valueStart = pos;
@@ -256,16 +325,29 @@ public final class ReadingDecoder {
             return -1;
         }
 
-        private boolean ascii(int start, int length) {
-            for (int i = start; i < start + length; i++) {
+        /**
+         * Whether a tag's name or value is well-formed UTF-8 (any text: tags are not checked for control characters).
+         * A name with a character above U+FFFF goes the generic way: sorted as a Java string (by UTF-16 units) it
+         * can come before a name that its UTF-8 bytes come after.
+         */
+        private boolean tagText(int start, int length, boolean name) {
+            int end = start + length;
+            for (int i = start; i < end; i++) {
                 if (data[i] < 0) {
-                    return false;
+                    if (name) {
+                        for (int j = i; j < end; j++) {
+                            if ((data[j] & 0xFF) >= 0xF0) {
+                                return false;
+                            }
+                        }
+                    }
+                    return wellFormedUtf8(data, i, end);
                 }
             }
             return true;
         }
 
-        /** Inserts a tag by name (ASCII: byte order is String order); false on a name seen before (the map keeps the last, the generic path decides). */
+        /** Inserts a tag by name (below U+10000, UTF-8 byte order is String order); false on a name seen before (the map keeps the last, the generic path decides). */
         private boolean insertSorted(int count, int nameStart, int nameLength, int valueStart, int valueLength) {
             int at = count;
             while (at > 0) {

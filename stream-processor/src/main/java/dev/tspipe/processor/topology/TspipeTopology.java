@@ -8,7 +8,6 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -26,10 +25,10 @@ import java.util.Map;
  * Builds tspipe's ingestion topology from its configuration: a pure function, no I/O.
  *
  * <pre>
- * readings ─► decode ─┬─ rejected ───────────────────────────────────────────────► readings-dlq
- *                     ├─ keyed by device, in its partition ───────┐
- *                     └─ other key or partition ─► key by device ─► repartition ─► decode ─┴─► ingest ─► readings-dlq
- *                                                                               (expired, future)
+ * readings ─► decode ─┬─ route-rejected ─────────────────────────────────────────────────────────► readings-dlq
+ *                     ├─ route-keyed-by-device (in its partition) ─────────────────────────┬─► ingest ─► readings-dlq
+ *                     └─ route-other-key (key by device) ─► repartition ─► decode-by-device ─┤   (expired, future)
+ *                                                                                            └─ route-by-device-rejected ─► readings-dlq
  * ingest owns the task's series store: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest (one RocksDB, five changelogs)
  * </pre>
  *
@@ -38,6 +37,12 @@ import java.util.Map;
  * repartition topic; records placed right are stored in the task that read them.
  */
 public final class TspipeTopology {
+
+    /** The children of the decode steps: rejected records, records to re-route by device, records stored here. */
+    static final String REJECTED = "route-rejected";
+    static final String REJECTED_BY_DEVICE = "route-by-device-rejected";
+    static final String OTHER_KEY = "route-other-key";
+    static final String KEYED = "route-keyed-by-device";
 
     private TspipeTopology() {
     }
@@ -53,44 +58,30 @@ public final class TspipeTopology {
 
         KStream<byte[], byte[]> readings = builder.stream(config.readingsTopic(),
                 Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("readings"));
-        Map<String, KStream<byte[], Routed>> decoded = decodeAndRoute(readings, config, "", true);
+        // Each decode step forwards a record to the one child it is for (DecodeProcessor.Children): a valid reading
+        // reaches the ingest step through one pass-through node, not through split and merge nodes.
+        KStream<byte[], Routed> decoded = readings.process(() -> new DecodeProcessor(config, true,
+                new DecodeProcessor.Children(REJECTED, OTHER_KEY, KEYED)), Named.as("decode"));
 
-        KStream<byte[], byte[]> byDevice = decoded.get("route-other-key")
-                .map((key, routed) -> KeyValue.pair(routed.deviceKey(), routed.originalValue()), Named.as("key-by-device"))
+        KStream<byte[], byte[]> byDevice = decoded
+                .map((key, routed) -> KeyValue.pair(routed.deviceKey(), routed.originalValue()), Named.as(OTHER_KEY))
                 .repartition(Repartitioned.<byte[], byte[]>as(Topics.BY_DEVICE_REPARTITION)
                         .withKeySerde(Serdes.ByteArray()).withValueSerde(Serdes.ByteArray()));
-        Map<String, KStream<byte[], Routed>> redecoded = decodeAndRoute(byDevice, config, "-by-device", false);
+        // After the repartition every record is keyed by its device and in its partition; a record that is not
+        // (none) is stored anyway, so that no path can drop a record.
+        KStream<byte[], Routed> redecoded = byDevice.process(() -> new DecodeProcessor(config, false,
+                new DecodeProcessor.Children(REJECTED_BY_DEVICE, KEYED, KEYED)), Named.as("decode-by-device"));
 
-        // After the repartition every record is keyed by its device and in its partition; the second "other-key"
-        // branch is empty, and merged anyway so that no path can drop a record.
-        KStream<byte[], Routed> valid = decoded.get("route-keyed-by-device")
-                .merge(redecoded.get("route-by-device-keyed-by-device"), Named.as("merge-keyed"))
-                .merge(redecoded.get("route-by-device-other-key"), Named.as("merge-all"));
+        KStream<byte[], Routed> valid = decoded.merge(redecoded, Named.as(KEYED));
         KStream<byte[], byte[]> ingestRejects = valid.process(() -> new IngestProcessor(config), Named.as("ingest"),
                 storeNames.toArray(String[]::new));
 
-        Produced<byte[], byte[]> toDlq = Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray());
-        decoded.get("route-rejected").mapValues(Routed::originalValue, Named.as("decode-rejects"))
-                .to(config.dlqTopic(), toDlq.withName("dlq-decode"));
-        redecoded.get("route-by-device-rejected").mapValues(Routed::originalValue, Named.as("decode-by-device-rejects"))
+        decoded.mapValues(Routed::originalValue, Named.as(REJECTED))
+                .to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName("dlq-decode"));
+        redecoded.mapValues(Routed::originalValue, Named.as(REJECTED_BY_DEVICE))
                 .to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName("dlq-decode-by-device"));
         ingestRejects.to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName("dlq-ingest"));
         return builder.build();
-    }
-
-    /**
-     * Decodes and splits: {@code rejected}, {@code keyed-by-device} (keyed by the device and, where
-     * {@code checkPartition}, in the device's partition) and {@code other-key} (everything to re-route: another key,
-     * or another partition).
-     */
-    private static Map<String, KStream<byte[], Routed>> decodeAndRoute(KStream<byte[], byte[]> input,
-                                                                       PipelineConfig config, String suffix,
-                                                                       boolean checkPartition) {
-        return input.process(() -> new DecodeProcessor(config, checkPartition), Named.as("decode" + suffix))
-                .split(Named.as("route" + suffix + "-"))
-                .branch((key, routed) -> routed.rejected(), Branched.as("rejected"))
-                .branch((key, routed) -> routed.here(), Branched.as("keyed-by-device"))
-                .defaultBranch(Branched.as("other-key"));
     }
 
     /** The five tables of the series store, one Kafka Streams store (and changelog) each (docs/storage.md). */

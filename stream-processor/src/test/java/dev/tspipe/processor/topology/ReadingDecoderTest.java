@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -47,6 +48,9 @@ class ReadingDecoderTest {
               {"name": "tags", "type": {"type": "map", "values": "string"}}]}""");
     private static final String[] PIECES = {"a", "b", "dev-1", "temp", "#", "/", "%", " ", "é", "日本", "\uD83D\uDE00",
             "\u0001", "\u007F", "\u0085", "Z", "0", ""};
+
+    /** Names and units beyond ASCII that producers send ("°C" is the unit of the harness's temperatures). */
+    private static final String[] PLAIN_UNICODE = {"°C", "Küche", "温度", "µs"};
 
     private final String scope = "decoder-" + UUID.randomUUID();
     private final KeyLayout layout = KeyLayout.DEFAULT;
@@ -124,6 +128,35 @@ class ReadingDecoderTest {
         byte[] longer = Arrays.copyOf(plain, plain.length + 1);
         assertThat(fast.read(longer, layout)).isNull();
         assertThat(decoder.verdict(TOPIC, longer)).isInstanceOf(ReadingValidator.Rejected.class);
+    }
+
+    @Test
+    void theUtf8CheckIsTheJdkStrictDecoders() throws Exception {
+        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        Random random = new Random(seed);
+        byte[][] pieces = {"a".getBytes(StandardCharsets.UTF_8), "é".getBytes(StandardCharsets.UTF_8),
+                "温".getBytes(StandardCharsets.UTF_8), "\uD83D\uDE00".getBytes(StandardCharsets.UTF_8)};
+        for (int i = 0; i < 200_000; i++) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int length = random.nextInt(6);
+            for (int b = 0; b < length; b++) {
+                if (random.nextBoolean()) {
+                    out.write(random.nextInt(256));
+                } else {
+                    out.writeBytes(pieces[random.nextInt(pieces.length)]);
+                }
+            }
+            byte[] bytes = out.toByteArray();
+            boolean jdk;
+            try {
+                StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes));
+                jdk = true;
+            } catch (java.nio.charset.CharacterCodingException e) {
+                jdk = false;
+            }
+            assertThat(ReadingDecoder.FastReader.wellFormedUtf8(bytes, 0, bytes.length))
+                    .as("seed %d: %s", seed, Arrays.toString(bytes)).isEqualTo(jdk);
+        }
     }
 
     /** {@code value} (tags {unit: K}, no tenant) with its tags replaced by the hex bytes of a map. */
@@ -224,7 +257,7 @@ class ReadingDecoderTest {
     }
 
     private static boolean isPlain(String text) {
-        return text.matches("s[0-9]+");
+        return text.matches("s[0-9]+") || Arrays.asList(PLAIN_UNICODE).contains(text);
     }
 
     /** A length between the header and the whole value (a truncation). */
@@ -244,6 +277,9 @@ class ReadingDecoderTest {
 
     /** Mostly plain ASCII names, sometimes with any of {@link #PIECES} (non-ASCII, control characters, empty). */
     private static String text(Random random) {
+        if (random.nextInt(8) == 0) {
+            return PLAIN_UNICODE[random.nextInt(PLAIN_UNICODE.length)];
+        }
         if (random.nextInt(4) != 0) {
             return "s" + random.nextInt(50);
         }
