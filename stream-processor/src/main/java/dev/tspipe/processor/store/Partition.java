@@ -21,6 +21,8 @@ final class Partition implements RocksDbMemory.Memtable {
     final Table table;
     final long id;
     final ColumnFamilyHandle handle;
+    /** The column family's id, as RocksDB's batch format names it ({@link BatchBuilder}). */
+    final int columnFamilyId;
     final CompressionType compression;
     private final RocksDB db;
 
@@ -28,6 +30,7 @@ final class Partition implements RocksDbMemory.Memtable {
         this.table = table;
         this.id = id;
         this.handle = handle;
+        this.columnFamilyId = handle.getID();
         this.compression = compression;
         this.db = db;
     }

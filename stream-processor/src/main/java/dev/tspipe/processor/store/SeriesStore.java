@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -102,6 +104,7 @@ public final class SeriesStore implements AutoCloseable {
     private final Set<PartitionIterator> iterators = ConcurrentHashMap.newKeySet();
     private final Map<Bytes, SeriesBuffer> series = new HashMap<>();
     private final List<SeriesBuffer> dirty = new ArrayList<>();
+    private static final Comparator<SeriesBuffer> SERIES_ORDER = (a, b) -> Arrays.compareUnsigned(a.prefix, b.prefix);
     /** Batches flushed (their changelog records sent in the task's transaction) but not yet known to be committed. */
     private final List<WriteBatch> sent = new ArrayList<>();
     /** The changelog offsets Kafka Streams reported since the sent batches were applied, per table. */
@@ -371,7 +374,10 @@ public final class SeriesStore implements AutoCloseable {
         if (dirty.isEmpty()) {
             return;
         }
-        WriteBatch batch = new WriteBatch();
+        // In key order: a memtable inserts a key next to the one before it far faster than at a random place
+        // (measured: applying a commit's batches took half the time once series and rows were in key order).
+        dirty.sort(SERIES_ORDER);
+        BatchBuilder batch = new BatchBuilder();
         try {
             List<ChangelogGroup.Row> group = new ArrayList<>();
             for (SeriesBuffer buffer : dirty) {
@@ -392,23 +398,21 @@ public final class SeriesStore implements AutoCloseable {
                             continue;
                         }
                         byte[] key = RowKey.withTimestamp(buffer.prefix, bucket.epochMillis());
-                        batch.put(partitionForWrite(table, bucket.epochMillis()).handle, key, bucket.value());
+                        batch.put(partitionForWrite(table, bucket.epochMillis()).columnFamilyId, key, bucket.value());
                         changelog.send(table, key, bucket.value(), bucket.epochMillis());
                     }
                 }
                 if (buffer.latestDirty) {
                     byte[] latest = buffer.latestValue();
-                    batch.put(partitionForWrite(Table.LATEST, 0).handle, buffer.prefix, latest);
+                    batch.put(partitionForWrite(Table.LATEST, 0).columnFamilyId, buffer.prefix, latest);
                     changelog.send(Table.LATEST, buffer.prefix, latest, buffer.latestMillis);
                 }
             }
-            batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
-        } catch (RocksDBException | RuntimeException e) {
-            batch.close();
-            throw e instanceof RuntimeException runtime ? runtime
-                    : new ProcessorStateException("cannot prepare a write to the series store in " + dir, e);
+            batch.put(meta.getID(), STREAM_TIME_KEY, longBytes(streamTime));
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot prepare a write to the series store in " + dir, e);
         }
-        sent.add(batch);
+        sent.add(batch.build());
         dirty.forEach(SeriesBuffer::clean);
         dirty.clear();
     }
@@ -522,21 +526,25 @@ public final class SeriesStore implements AutoCloseable {
         return pendingBytes;
     }
 
-    private void writeGroup(WriteBatch batch, Changelog changelog, Table table, byte[] prefix, List<ChangelogGroup.Row> rows)
+    private void writeGroup(BatchBuilder batch, Changelog changelog, Table table, byte[] prefix, List<ChangelogGroup.Row> rows)
             throws RocksDBException {
         if (rows.isEmpty()) {
             return;
         }
         List<ChangelogGroup.Row> live = new ArrayList<>(rows.size());
         long newest = Long.MIN_VALUE;
-        for (ChangelogGroup.Row row : rows) {
+        // Rows come oldest first (arrival order); their keys (reversed timestamps) ascend newest first.
+        for (int i = rows.size() - 1; i >= 0; i--) {
+            ChangelogGroup.Row row = rows.get(i);
             if (isExpired(table, row.epochMillis())) {
                 continue;
             }
-            batch.put(partitionForWrite(table, row.epochMillis()).handle, RowKey.withTimestamp(prefix, row.epochMillis()), row.value());
+            batch.put(partitionForWrite(table, row.epochMillis()).columnFamilyId, RowKey.withTimestamp(prefix, row.epochMillis()), row.value());
             live.add(row);
             newest = Math.max(newest, row.epochMillis());
         }
+        // The changelog group keeps the buffer's order.
+        Collections.reverse(live);
         for (byte[] value : ChangelogGroup.encode(live)) {
             changelog.send(table, prefix, value, newest);
         }

@@ -1,0 +1,151 @@
+package dev.tspipe.processor.store;
+
+import org.junit.jupiter.api.Test;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** RocksDB reads a {@link BatchBuilder}'s bytes as the puts that were added, in order (seeded, random sizes and ids). */
+class BatchBuilderTest {
+
+    private record Put(int columnFamily, byte[] key, byte[] value) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Put p && p.columnFamily == columnFamily && Arrays.equals(p.key, key)
+                    && Arrays.equals(p.value, value);
+        }
+
+        @Override
+        public int hashCode() {
+            return columnFamily * 31 + Arrays.hashCode(key);
+        }
+
+        @Override
+        public String toString() {
+            return "put(cf " + columnFamily + ", " + key.length + " key bytes, " + value.length + " value bytes)";
+        }
+    }
+
+    @Test
+    void rocksDbReadsThePutsBack() throws RocksDBException {
+        RocksDB.loadLibrary();
+        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        Random random = new Random(seed);
+        for (int round = 0; round < 50; round++) {
+            BatchBuilder builder = new BatchBuilder();
+            List<Put> puts = new ArrayList<>();
+            int n = random.nextInt(2_000);
+            for (int i = 0; i < n; i++) {
+                // Ids and lengths across varint byte boundaries (127/128, 16383/16384).
+                int cf = random.nextInt(4) == 0 ? 0 : random.nextInt(random.nextBoolean() ? 200 : 20_000);
+                byte[] key = bytes(random, random.nextInt(random.nextInt(10) == 0 ? 20_000 : 200));
+                byte[] value = bytes(random, random.nextInt(random.nextInt(10) == 0 ? 20_000 : 200));
+                builder.put(cf, key, value);
+                puts.add(new Put(cf, key, value));
+            }
+            List<Put> read = new ArrayList<>();
+            try (WriteBatch batch = builder.build(); WriteBatch.Handler handler = new WriteBatch.Handler() {
+                @Override
+                public void put(int columnFamilyId, byte[] key, byte[] value) {
+                    read.add(new Put(columnFamilyId, key, value));
+                }
+
+                @Override
+                public void put(byte[] key, byte[] value) {
+                    read.add(new Put(0, key, value));
+                }
+
+                @Override
+                public void merge(int columnFamilyId, byte[] key, byte[] value) {
+                    throw new AssertionError("merge");
+                }
+
+                @Override
+                public void merge(byte[] key, byte[] value) {
+                    throw new AssertionError("merge");
+                }
+
+                @Override
+                public void delete(int columnFamilyId, byte[] key) {
+                    throw new AssertionError("delete");
+                }
+
+                @Override
+                public void delete(byte[] key) {
+                    throw new AssertionError("delete");
+                }
+
+                @Override
+                public void singleDelete(int columnFamilyId, byte[] key) {
+                    throw new AssertionError("singleDelete");
+                }
+
+                @Override
+                public void singleDelete(byte[] key) {
+                    throw new AssertionError("singleDelete");
+                }
+
+                @Override
+                public void deleteRange(int columnFamilyId, byte[] beginKey, byte[] endKey) {
+                    throw new AssertionError("deleteRange");
+                }
+
+                @Override
+                public void deleteRange(byte[] beginKey, byte[] endKey) {
+                    throw new AssertionError("deleteRange");
+                }
+
+                @Override
+                public void logData(byte[] blob) {
+                    throw new AssertionError("logData");
+                }
+
+                @Override
+                public void putBlobIndex(int columnFamilyId, byte[] key, byte[] value) {
+                    throw new AssertionError("putBlobIndex");
+                }
+
+                @Override
+                public void markBeginPrepare() {
+                }
+
+                @Override
+                public void markEndPrepare(byte[] xid) {
+                }
+
+                @Override
+                public void markNoop(boolean emptyBatch) {
+                }
+
+                @Override
+                public void markRollback(byte[] xid) {
+                }
+
+                @Override
+                public void markCommit(byte[] xid) {
+                }
+
+                @Override
+                public void markCommitWithTimestamp(byte[] xid, byte[] ts) {
+                }
+            }) {
+                assertThat(batch.count()).as("seed %d", seed).isEqualTo(n);
+                batch.iterate(handler);
+            }
+            assertThat(read).as("seed %d, round %d", seed, round).containsExactlyElementsOf(puts);
+        }
+    }
+
+    private static byte[] bytes(Random random, int length) {
+        byte[] bytes = new byte[length];
+        random.nextBytes(bytes);
+        return bytes;
+    }
+}
