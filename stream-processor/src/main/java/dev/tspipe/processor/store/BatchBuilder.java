@@ -24,9 +24,14 @@ final class BatchBuilder {
     private static final byte TYPE_VALUE = 0x01;
     private static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
 
-    private byte[] bytes = new byte[64 * 1024];
+    private byte[] bytes;
     private int size = HEADER_BYTES;
     private int count;
+
+    /** A builder whose buffer starts at {@code expectedBytes} (it grows past them if needed). */
+    BatchBuilder(long expectedBytes) {
+        bytes = new byte[(int) Math.min(Integer.MAX_VALUE - 1024, Math.max(expectedBytes, 1024))];
+    }
 
     /** Adds a put of {@code key} to {@code value} in the column family of id {@code columnFamily}. */
     void put(int columnFamily, byte[] key, byte[] value) {

@@ -2,8 +2,10 @@ package dev.tspipe.processor.topology;
 
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * The headers of a dead-letter record (docs/design.md §3). The record keeps the original key and value
@@ -99,9 +101,12 @@ public final class DeadLetters {
 
     /** Where the record being processed was read from; {@code fallbackTopic} when there is no record context. */
     static Source here(org.apache.kafka.streams.processor.api.ProcessorContext<?, ?> context, String fallbackTopic) {
-        return context.recordMetadata()
-                .map(m -> new Source(m.topic(), m.partition(), m.offset()))
-                .orElse(new Source(fallbackTopic, -1, -1));
+        Optional<RecordMetadata> metadata = context.recordMetadata();
+        if (metadata.isEmpty()) {
+            return new Source(fallbackTopic, -1, -1);
+        }
+        RecordMetadata m = metadata.get();
+        return new Source(m.topic(), m.partition(), m.offset());
     }
 
     /**

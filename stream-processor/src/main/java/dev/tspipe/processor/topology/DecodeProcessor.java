@@ -6,7 +6,6 @@ import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -58,8 +57,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     @Override
     public void process(Record<byte[], byte[]> record) {
         byte[] value = record.value();
-        ReadingValidator.Verdict verdict = verdictOn(value);
         DeadLetters.Source here = DeadLetters.here(context, config.readingsTopic());
+        ReadingValidator.Verdict verdict = verdictOn(value, here.topic());
         if (verdict instanceof ReadingValidator.Rejected rejected) {
             byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key(), here);
             Headers headers = DeadLetters.annotate(record.headers(), rejected.reason(), rejected.message(), STAGE,
@@ -115,7 +114,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         return Routed.Placement.HERE;
     }
 
-    private ReadingValidator.Verdict verdictOn(byte[] value) {
+    private ReadingValidator.Verdict verdictOn(byte[] value, String topic) {
         if (value == null) {
             return new ReadingValidator.Rejected(RejectReason.UNDECODABLE, "the record has no value (a tombstone is not a reading)");
         }
@@ -123,15 +122,14 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
             return new ReadingValidator.Rejected(RejectReason.TOO_LARGE, "the record value is " + value.length
                     + " bytes, over the limit of " + config.maxValueBytes());
         }
-        return decodeWaitingForRegistry(value);
+        return decodeWaitingForRegistry(value, topic);
     }
 
     /**
      * Decodes {@code value}; while the registry cannot be reached, waits and tries again, up to
      * {@code tspipe.registry.retry.ms} (short enough that the task's open transaction does not time out).
      */
-    private ReadingValidator.Verdict decodeWaitingForRegistry(byte[] value) {
-        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse(config.readingsTopic());
+    private ReadingValidator.Verdict decodeWaitingForRegistry(byte[] value, String topic) {
         long deadline = System.nanoTime() + config.registryRetryMs() * 1_000_000;
         long pause = FIRST_RETRY_PAUSE_MS;
         while (true) {

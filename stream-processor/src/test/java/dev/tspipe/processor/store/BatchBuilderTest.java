@@ -39,7 +39,7 @@ class BatchBuilderTest {
         long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
         Random random = new Random(seed);
         for (int round = 0; round < 50; round++) {
-            BatchBuilder builder = new BatchBuilder();
+            BatchBuilder builder = new BatchBuilder(random.nextInt(100_000));
             List<Put> puts = new ArrayList<>();
             int n = random.nextInt(2_000);
             for (int i = 0; i < n; i++) {
