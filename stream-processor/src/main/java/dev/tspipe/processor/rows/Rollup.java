@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * max, and the last value by timestamp. Kept at write time, one row per bucket, never one hot row.
  *
  * <table>
- *   <caption>Byte layout (48 bytes, big-endian)</caption>
+ *   <caption>Byte layout (48 bytes, big-endian), or {@value #SINGLE_SIZE} bytes for a bucket of one reading</caption>
  *   <tr><th>offset</th><th>content</th></tr>
  *   <tr><td>0</td><td>count (long)</td></tr>
  *   <tr><td>8</td><td>sum (double bits)</td></tr>
@@ -16,10 +16,15 @@ import java.nio.ByteBuffer;
  *   <tr><td>32</td><td>last value (double bits)</td></tr>
  *   <tr><td>40</td><td>timestamp of the last value (epoch millis)</td></tr>
  * </table>
+ *
+ * <p>A bucket of one reading (count 1, and sum, min, max and last the same bits) is written in 16 bytes: the value
+ * (double bits) and its timestamp. Most 1-minute buckets hold one reading (a device that reports every minute or
+ * less often), so this is what most of {@code rollups-1m} holds. Readers take both lengths.
  */
 public record Rollup(long count, double sum, double min, double max, double last, long lastEpochMillis) {
 
     public static final int SIZE = 48;
+    public static final int SINGLE_SIZE = 16;
 
     /** The bucket of a single reading. */
     public static Rollup of(double value, long epochMillis) {
@@ -53,12 +58,28 @@ public record Rollup(long count, double sum, double min, double max, double last
     }
 
     public byte[] toBytes() {
+        return encode(count, sum, min, max, last, lastEpochMillis);
+    }
+
+    /** The bytes of a bucket's counters: {@value #SINGLE_SIZE} for a bucket of one reading, else {@value #SIZE}. */
+    public static byte[] encode(long count, double sum, double min, double max, double last, long lastEpochMillis) {
+        long bits = Double.doubleToRawLongBits(last);
+        if (count == 1 && Double.doubleToRawLongBits(sum) == bits && Double.doubleToRawLongBits(min) == bits
+                && Double.doubleToRawLongBits(max) == bits) {
+            return ByteBuffer.allocate(SINGLE_SIZE).putLong(bits).putLong(lastEpochMillis).array();
+        }
         return ByteBuffer.allocate(SIZE).putLong(count).putDouble(sum).putDouble(min).putDouble(max)
                 .putDouble(last).putLong(lastEpochMillis).array();
     }
 
     public static Rollup fromBytes(byte[] bytes) {
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        if (bytes.length == SINGLE_SIZE) {
+            return of(buffer.getDouble(), buffer.getLong());
+        }
+        if (bytes.length != SIZE) {
+            throw new IllegalArgumentException("a rollup is " + SINGLE_SIZE + " or " + SIZE + " bytes, not " + bytes.length);
+        }
         return new Rollup(buffer.getLong(), buffer.getDouble(), buffer.getDouble(), buffer.getDouble(),
                 buffer.getDouble(), buffer.getLong());
     }

@@ -142,13 +142,7 @@ final class SeriesBuffer {
                 count = 0;
                 return;
             }
-            ByteBuffer buffer = ByteBuffer.wrap(stored);
-            count = buffer.getLong();
-            sum = buffer.getDouble();
-            min = buffer.getDouble();
-            max = buffer.getDouble();
-            last = buffer.getDouble();
-            lastMillis = buffer.getLong();
+            set(Rollup.fromBytes(stored));
         }
 
         boolean isEmpty() {
@@ -204,8 +198,7 @@ final class SeriesBuffer {
 
         /** The {@link Rollup} byte layout. */
         byte[] toBytes() {
-            return ByteBuffer.allocate(Rollup.SIZE).putLong(count).putDouble(sum).putDouble(min).putDouble(max)
-                    .putDouble(last).putLong(lastMillis).array();
+            return Rollup.encode(count, sum, min, max, last, lastMillis);
         }
     }
 }
