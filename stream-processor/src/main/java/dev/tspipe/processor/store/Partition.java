@@ -21,6 +21,8 @@ final class Partition implements RocksDbMemory.Memtable {
     final Table table;
     final long id;
     final ColumnFamilyHandle handle;
+    /** The column family's id in the database (RocksDB's serialized write batches name column families by it). */
+    final int familyId;
     final CompressionType compression;
     private final RocksDB db;
 
@@ -28,6 +30,7 @@ final class Partition implements RocksDbMemory.Memtable {
         this.table = table;
         this.id = id;
         this.handle = handle;
+        this.familyId = handle.getID();
         this.compression = compression;
         this.db = db;
     }
