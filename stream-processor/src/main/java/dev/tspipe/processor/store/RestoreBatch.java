@@ -15,7 +15,7 @@ import java.util.Arrays;
  *       search; in key order each one starts where the last one ended.</li>
  *   <li><b>The last write of each key.</b> Hourly and daily buckets, latest values and the current 1-minute bucket
  *       are written again by every commit that changed them; of the writes of one key in a batch only the last one
- *       counts, so the others are left out (the sort is stable, so "last" is the order they came in).</li>
+ *       counts, so the others are left out (equal keys stay in the order they came, so "last" is the one that came last).</li>
  *   <li><b>One batch, built here.</b> The batch is handed to RocksDB as its serialized form
  *       ({@code WriteBatch(byte[])}: one JNI call instead of one per row, and no copy of each row into a Java array
  *       first), in RocksDB's own batch format (the one its write-ahead log stores: {@code db/write_batch.cc}),
@@ -24,8 +24,15 @@ import java.util.Arrays;
  */
 final class RestoreBatch {
 
-    /** Key and value bytes held before the rows are written even without a commit report: bounds the heap used. */
-    static final long MAX_BYTES = 8L * 1024 * 1024;
+    /**
+     * Bytes held (keys, values and about {@value #ROW_OVERHEAD_BYTES} bytes of bookkeeping per row) before the rows are
+     * written even without a commit report: bounds the heap a restoring task uses between commits.
+     */
+    static final long MAX_BYTES = 4L * 1024 * 1024;
+    /** The arrays' slots for a row and the key array's header, roughly. */
+    private static final int ROW_OVERHEAD_BYTES = 64;
+    /** Ranges this short are sorted by insertion: fewer moves than merging. */
+    private static final int INSERTION_SORT_MAX = 12;
     /** RocksDB's record types (db/dbformat.h): in the default column family, and in another one (then its id follows). */
     private static final int TYPE_DELETION = 0x0;
     private static final int TYPE_VALUE = 0x1;
@@ -34,43 +41,52 @@ final class RestoreBatch {
     /** A batch starts with its sequence number (8 bytes, set by RocksDB when written) and its count of records (4). */
     private static final int HEADER_BYTES = 12;
 
-    private Entry[] entries = new Entry[1024];
+    // One row per index, in the order they came: a put of lengths[i] bytes of sources[i] from offsets[i], or a delete
+    // when sources[i] is null. heads[i] is the key's first 8 bytes as an unsigned number (zero-padded): most
+    // comparisons of the sort end there, without touching the key arrays.
+    private Partition[] partitions = new Partition[1024];
+    private byte[][] keys = new byte[1024][];
+    private byte[][] sources = new byte[1024][];
+    private int[] offsets = new int[1024];
+    private int[] lengths = new int[1024];
+    private long[] heads = new long[1024];
+    private int[] order = new int[0];
+    private int[] scratch = new int[0];
     private int size;
     private long bytes;
     private long superseded;
 
-    /** One write: a put of {@code length} bytes of {@code source} from {@code offset}, or a delete when {@code source} is null. */
-    private record Entry(Partition partition, byte[] key, byte[] source, int offset, int length)
-            implements Comparable<Entry> {
-        @Override
-        public int compareTo(Entry other) {
-            if (partition != other.partition) {
-                return Integer.compare(partition.familyId, other.partition.familyId);
-            }
-            return Arrays.compareUnsigned(key, other.key);
-        }
-
-        boolean sameKey(Entry other) {
-            return partition == other.partition && Arrays.equals(key, other.key);
-        }
-    }
-
     /** Puts {@code length} bytes of {@code source} from {@code offset} (not copied: the array must not change) under {@code key}. */
     void put(Partition partition, byte[] key, byte[] source, int offset, int length) {
-        add(new Entry(partition, key, source, offset, length));
-        bytes += key.length + length;
+        add(partition, key, source, offset, length);
     }
 
     void delete(Partition partition, byte[] key) {
-        add(new Entry(partition, key, null, 0, 0));
-        bytes += key.length;
+        add(partition, key, null, 0, 0);
     }
 
-    private void add(Entry entry) {
-        if (size == entries.length) {
-            entries = Arrays.copyOf(entries, size * 2);
+    private void add(Partition partition, byte[] key, byte[] source, int offset, int length) {
+        if (size == partitions.length) {
+            int capacity = size * 2;
+            partitions = Arrays.copyOf(partitions, capacity);
+            keys = Arrays.copyOf(keys, capacity);
+            sources = Arrays.copyOf(sources, capacity);
+            offsets = Arrays.copyOf(offsets, capacity);
+            lengths = Arrays.copyOf(lengths, capacity);
+            heads = Arrays.copyOf(heads, capacity);
         }
-        entries[size++] = entry;
+        partitions[size] = partition;
+        keys[size] = key;
+        sources[size] = source;
+        offsets[size] = offset;
+        lengths[size] = length;
+        long head = 0;
+        for (int i = 0; i < 8; i++) {
+            head = head << 8 | (i < key.length ? key[i] & 0xFF : 0);
+        }
+        heads[size] = head;
+        size++;
+        bytes += key.length + length + ROW_OVERHEAD_BYTES;
     }
 
     boolean isEmpty() {
@@ -79,6 +95,11 @@ final class RestoreBatch {
 
     boolean isFull() {
         return bytes >= MAX_BYTES;
+    }
+
+    /** Rows collected (superseded ones included). */
+    int size() {
+        return size;
     }
 
     /** Rows left out so far because a later row of the same key came in the same batch (all batches of this object). */
@@ -91,21 +112,27 @@ final class RestoreBatch {
      * the last write of each key only.
      */
     byte[] serialize() {
-        // Stable: of two writes of one key, the later stays after the earlier.
-        Arrays.sort(entries, 0, size);
+        if (order.length < size) {
+            order = new int[partitions.length];
+            scratch = new int[partitions.length];
+        }
+        for (int i = 0; i < size; i++) {
+            order[i] = i;
+        }
+        sort(0, size);
         int count = 0;
         long length = HEADER_BYTES;
-        for (int i = 0; i < size; i++) {
-            Entry entry = entries[i];
-            if (i + 1 < size && entries[i + 1].sameKey(entry)) {
-                // Left out: the next write of the key replaces it.
-                entries[i] = null;
+        for (int k = 0; k < size; k++) {
+            int i = order[k];
+            if (k + 1 < size && sameKey(i, order[k + 1])) {
+                // Left out: the next write of the key (it came later: ties are in arrival order) replaces it.
+                order[k] = -1;
                 superseded++;
                 continue;
             }
-            int family = entry.partition.familyId;
-            length += 1 + (family == 0 ? 0 : varintLength(family)) + varintLength(entry.key.length) + entry.key.length
-                    + (entry.source == null ? 0 : varintLength(entry.length) + entry.length);
+            int family = partitions[i].familyId;
+            length += 1 + (family == 0 ? 0 : varintLength(family)) + varintLength(keys[i].length) + keys[i].length
+                    + (sources[i] == null ? 0 : varintLength(lengths[i]) + lengths[i]);
             count++;
         }
         if (length > Integer.MAX_VALUE - 16) {
@@ -113,17 +140,18 @@ final class RestoreBatch {
         }
         byte[] out = new byte[(int) length];
         // The sequence number (8 bytes) stays zero: RocksDB sets it when it writes the batch. The count is fixed32, little-endian.
-        for (int i = 0; i < 4; i++) {
-            out[8 + i] = (byte) (count >>> (8 * i));
+        for (int b = 0; b < 4; b++) {
+            out[8 + b] = (byte) (count >>> (8 * b));
         }
         int position = HEADER_BYTES;
-        for (int i = 0; i < size; i++) {
-            Entry entry = entries[i];
-            if (entry == null) {
+        for (int k = 0; k < size; k++) {
+            int i = order[k];
+            if (i < 0) {
                 continue;
             }
-            int family = entry.partition.familyId;
-            if (entry.source == null) {
+            int family = partitions[i].familyId;
+            byte[] key = keys[i];
+            if (sources[i] == null) {
                 out[position++] = (byte) (family == 0 ? TYPE_DELETION : TYPE_COLUMN_FAMILY_DELETION);
             } else {
                 out[position++] = (byte) (family == 0 ? TYPE_VALUE : TYPE_COLUMN_FAMILY_VALUE);
@@ -131,16 +159,65 @@ final class RestoreBatch {
             if (family != 0) {
                 position = putVarint(out, position, family);
             }
-            position = putVarint(out, position, entry.key.length);
-            System.arraycopy(entry.key, 0, out, position, entry.key.length);
-            position += entry.key.length;
-            if (entry.source != null) {
-                position = putVarint(out, position, entry.length);
-                System.arraycopy(entry.source, entry.offset, out, position, entry.length);
-                position += entry.length;
+            position = putVarint(out, position, key.length);
+            System.arraycopy(key, 0, out, position, key.length);
+            position += key.length;
+            if (sources[i] != null) {
+                position = putVarint(out, position, lengths[i]);
+                System.arraycopy(sources[i], offsets[i], out, position, lengths[i]);
+                position += lengths[i];
             }
         }
         return out;
+    }
+
+    /** Row a before row b: by column family, key (unsigned bytes), then arrival, so that equal keys keep their order. */
+    private int compare(int a, int b) {
+        if (partitions[a] != partitions[b]) {
+            return Integer.compare(partitions[a].familyId, partitions[b].familyId);
+        }
+        int byHead = Long.compareUnsigned(heads[a], heads[b]);
+        if (byHead != 0) {
+            return byHead;
+        }
+        int byKey = Arrays.compareUnsigned(keys[a], keys[b]);
+        return byKey != 0 ? byKey : Integer.compare(a, b);
+    }
+
+    private boolean sameKey(int a, int b) {
+        return partitions[a] == partitions[b] && heads[a] == heads[b] && Arrays.equals(keys[a], keys[b]);
+    }
+
+    /** Merge sort of {@code order[from, to)} by {@link #compare} (a primitive index array: no boxing, no comparator objects). */
+    private void sort(int from, int to) {
+        if (to - from <= INSERTION_SORT_MAX) {
+            for (int i = from + 1; i < to; i++) {
+                int row = order[i];
+                int j = i - 1;
+                while (j >= from && compare(order[j], row) > 0) {
+                    order[j + 1] = order[j];
+                    j--;
+                }
+                order[j + 1] = row;
+            }
+            return;
+        }
+        int middle = (from + to) >>> 1;
+        sort(from, middle);
+        sort(middle, to);
+        if (compare(order[middle - 1], order[middle]) <= 0) {
+            return;
+        }
+        System.arraycopy(order, from, scratch, from, to - from);
+        int left = from;
+        int right = middle;
+        for (int k = from; k < to; k++) {
+            if (right >= to || left < middle && compare(scratch[left], scratch[right]) <= 0) {
+                order[k] = scratch[left++];
+            } else {
+                order[k] = scratch[right++];
+            }
+        }
     }
 
     /** RocksDB's varint32: 7 bits at a time, lowest first, the high bit set on all but the last byte. */
@@ -162,20 +239,13 @@ final class RestoreBatch {
         return length;
     }
 
-    /** Rows collected (superseded ones included). */
-    int size() {
-        return size;
-    }
-
     /** Forgets the rows collected after the first {@code keep}: those of a restore batch that failed half-way. */
     void truncate(int keep) {
         for (int i = keep; i < size; i++) {
-            Entry entry = entries[i];
-            if (entry != null) {
-                // (Null: left out by serialize, which clears the batch afterwards anyway.)
-                bytes -= entry.key.length + entry.length;
-                entries[i] = null;
-            }
+            bytes -= keys[i].length + lengths[i] + ROW_OVERHEAD_BYTES;
+            partitions[i] = null;
+            keys[i] = null;
+            sources[i] = null;
         }
         size = Math.min(size, keep);
     }
