@@ -1,11 +1,13 @@
 package dev.tspipe.processor.store;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The rows a restore has collected and not yet written (docs/storage.md, "Restore"): kept across Kafka Streams'
- * restore batches until the next commit report or until they hold {@link #MAX_BYTES}, then written as one RocksDB
- * write batch, in key order per column family, only the last write of each key.
+ * restore batches until the next commit report or until they hold {@link #MAX_BYTES}, then written in RocksDB
+ * write batches of at most {@link #MAX_BATCH_BYTES}, in key order per column family, only the last write of each key.
  *
  * <ul>
  *   <li><b>Key order.</b> RocksDB's memtable is a skip list whose insert remembers where the previous key went (a
@@ -16,10 +18,10 @@ import java.util.Arrays;
  *   <li><b>The last write of each key.</b> Hourly and daily buckets, latest values and the current 1-minute bucket
  *       are written again by every commit that changed them; of the writes of one key in a batch only the last one
  *       counts, so the others are left out (equal keys stay in the order they came, so "last" is the one that came last).</li>
- *   <li><b>One batch, built here.</b> The batch is handed to RocksDB as its serialized form
- *       ({@code WriteBatch(byte[])}: one JNI call instead of one per row, and no copy of each row into a Java array
- *       first), in RocksDB's own batch format (the one its write-ahead log stores: {@code db/write_batch.cc}),
- *       checked byte for byte against RocksDB's by {@code RestoreBatchTest}.</li>
+ *   <li><b>Batches built here.</b> The batches are handed to RocksDB in their serialized form
+ *       ({@code WriteBatch(byte[])}: one JNI call per batch instead of two per row, and no copy of each value into
+ *       a Java array first), in RocksDB's own batch format (the one its write-ahead log stores:
+ *       {@code db/write_batch.cc}), checked byte for byte against RocksDB's by {@code RestoreBatchTest}.</li>
  * </ul>
  */
 final class RestoreBatch {
@@ -29,6 +31,12 @@ final class RestoreBatch {
      * written even without a commit report: bounds the heap a restoring task uses between commits.
      */
     static final long MAX_BYTES = 4L * 1024 * 1024;
+    /**
+     * Rows per serialized write batch are at most this many bytes: below G1's humongous object size (half a region, at
+     * least 512 KiB), so the batches are ordinary young objects, and RocksDB's copy of each stays small.
+     */
+    static final int MAX_BATCH_BYTES = 256 * 1024;
+    private static final int INITIAL_CAPACITY = 1024;
     /** The arrays' slots for a row and the key array's header, roughly. */
     private static final int ROW_OVERHEAD_BYTES = 64;
     /** Ranges this short are sorted by insertion: fewer moves than merging. */
@@ -44,12 +52,12 @@ final class RestoreBatch {
     // One row per index, in the order they came: a put of lengths[i] bytes of sources[i] from offsets[i], or a delete
     // when sources[i] is null. heads[i] is the key's first 8 bytes as an unsigned number (zero-padded): most
     // comparisons of the sort end there, without touching the key arrays.
-    private Partition[] partitions = new Partition[1024];
-    private byte[][] keys = new byte[1024][];
-    private byte[][] sources = new byte[1024][];
-    private int[] offsets = new int[1024];
-    private int[] lengths = new int[1024];
-    private long[] heads = new long[1024];
+    private Partition[] partitions = new Partition[INITIAL_CAPACITY];
+    private byte[][] keys = new byte[INITIAL_CAPACITY][];
+    private byte[][] sources = new byte[INITIAL_CAPACITY][];
+    private int[] offsets = new int[INITIAL_CAPACITY];
+    private int[] lengths = new int[INITIAL_CAPACITY];
+    private long[] heads = new long[INITIAL_CAPACITY];
     private int[] order = new int[0];
     private int[] scratch = new int[0];
     private int size;
@@ -93,6 +101,11 @@ final class RestoreBatch {
         return size == 0;
     }
 
+    /** Empty, and its arrays as small as when new: nothing for the stream thread to do. */
+    boolean isIdle() {
+        return size == 0 && partitions.length == INITIAL_CAPACITY;
+    }
+
     boolean isFull() {
         return bytes >= MAX_BYTES;
     }
@@ -108,10 +121,11 @@ final class RestoreBatch {
     }
 
     /**
-     * The rows as a serialized RocksDB write batch ({@code new WriteBatch(bytes)}): in key order per column family,
-     * the last write of each key only.
+     * The rows as serialized RocksDB write batches ({@code new WriteBatch(bytes)}), in key order per column family, the
+     * last write of each key only: one batch, or several of at most {@code maxBatchBytes} each (but a row larger than
+     * that alone), consecutive in that order.
      */
-    byte[] serialize() {
+    List<byte[]> serialize(int maxBatchBytes) {
         if (order.length < size) {
             order = new int[partitions.length];
             scratch = new int[partitions.length];
@@ -120,8 +134,12 @@ final class RestoreBatch {
             order[i] = i;
         }
         sort(0, size);
-        int count = 0;
+        // The batches' bounds: the rows of batch b are order[ends[b - 1], ends[b]) (left-out rows are -1).
+        List<Integer> ends = new ArrayList<>();
+        List<Integer> lengths = new ArrayList<>();
+        List<Integer> counts = new ArrayList<>();
         long length = HEADER_BYTES;
+        int count = 0;
         for (int k = 0; k < size; k++) {
             int i = order[k];
             if (k + 1 < size && sameKey(i, order[k + 1])) {
@@ -130,45 +148,80 @@ final class RestoreBatch {
                 superseded++;
                 continue;
             }
-            int family = partitions[i].familyId;
-            length += 1 + (family == 0 ? 0 : varintLength(family)) + varintLength(keys[i].length) + keys[i].length
-                    + (sources[i] == null ? 0 : varintLength(lengths[i]) + lengths[i]);
+            long row = encodedLength(i);
+            if (count > 0 && length + row > maxBatchBytes) {
+                ends.add(k);
+                lengths.add((int) length);
+                counts.add(count);
+                length = HEADER_BYTES;
+                count = 0;
+            }
+            length += row;
             count++;
-        }
-        if (length > Integer.MAX_VALUE - 16) {
-            throw new IllegalStateException("a restore batch of " + length + " bytes is too large for one array");
-        }
-        byte[] out = new byte[(int) length];
-        // The sequence number (8 bytes) stays zero: RocksDB sets it when it writes the batch. The count is fixed32, little-endian.
-        for (int b = 0; b < 4; b++) {
-            out[8 + b] = (byte) (count >>> (8 * b));
-        }
-        int position = HEADER_BYTES;
-        for (int k = 0; k < size; k++) {
-            int i = order[k];
-            if (i < 0) {
-                continue;
-            }
-            int family = partitions[i].familyId;
-            byte[] key = keys[i];
-            if (sources[i] == null) {
-                out[position++] = (byte) (family == 0 ? TYPE_DELETION : TYPE_COLUMN_FAMILY_DELETION);
-            } else {
-                out[position++] = (byte) (family == 0 ? TYPE_VALUE : TYPE_COLUMN_FAMILY_VALUE);
-            }
-            if (family != 0) {
-                position = putVarint(out, position, family);
-            }
-            position = putVarint(out, position, key.length);
-            System.arraycopy(key, 0, out, position, key.length);
-            position += key.length;
-            if (sources[i] != null) {
-                position = putVarint(out, position, lengths[i]);
-                System.arraycopy(sources[i], offsets[i], out, position, lengths[i]);
-                position += lengths[i];
+            if (length > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("a restored row of " + row + " bytes is too large for one write batch");
             }
         }
-        return out;
+        if (count > 0) {
+            ends.add(size);
+            lengths.add((int) length);
+            counts.add(count);
+        }
+        List<byte[]> batches = new ArrayList<>(ends.size());
+        int k = 0;
+        for (int b = 0; b < ends.size(); b++) {
+            byte[] out = new byte[lengths.get(b)];
+            // The sequence number (8 bytes) stays zero: RocksDB sets it when it writes the batch. The count is fixed32,
+            // little-endian.
+            for (int shift = 0; shift < 4; shift++) {
+                out[8 + shift] = (byte) (counts.get(b) >>> (8 * shift));
+            }
+            int position = HEADER_BYTES;
+            for (; k < ends.get(b); k++) {
+                if (order[k] >= 0) {
+                    position = encode(order[k], out, position);
+                }
+            }
+            batches.add(out);
+        }
+        return batches;
+    }
+
+    /** The rows as one serialized RocksDB write batch (see {@link #serialize(int)}). */
+    byte[] serialize() {
+        List<byte[]> batches = serialize(Integer.MAX_VALUE);
+        return batches.isEmpty() ? new byte[HEADER_BYTES] : batches.get(0);
+    }
+
+    /** The bytes of row {@code i} in a serialized batch: its type, column family, key and value. */
+    private long encodedLength(int i) {
+        int family = partitions[i].familyId;
+        return 1 + (family == 0 ? 0 : varintLength(family)) + varintLength(keys[i].length) + (long) keys[i].length
+                + (sources[i] == null ? 0 : varintLength(lengths[i]) + (long) lengths[i]);
+    }
+
+    /** Writes row {@code i} at {@code position} of {@code out}, as RocksDB's WriteBatch::Put/Delete would; returns the end. */
+    private int encode(int i, byte[] out, int start) {
+        int position = start;
+        int family = partitions[i].familyId;
+        byte[] key = keys[i];
+        if (sources[i] == null) {
+            out[position++] = (byte) (family == 0 ? TYPE_DELETION : TYPE_COLUMN_FAMILY_DELETION);
+        } else {
+            out[position++] = (byte) (family == 0 ? TYPE_VALUE : TYPE_COLUMN_FAMILY_VALUE);
+        }
+        if (family != 0) {
+            position = putVarint(out, position, family);
+        }
+        position = putVarint(out, position, key.length);
+        System.arraycopy(key, 0, out, position, key.length);
+        position += key.length;
+        if (sources[i] != null) {
+            position = putVarint(out, position, lengths[i]);
+            System.arraycopy(sources[i], offsets[i], out, position, lengths[i]);
+            position += lengths[i];
+        }
+        return position;
     }
 
     /** Row a before row b: by column family, key (unsigned bytes), then arrival, so that equal keys keep their order. */
@@ -253,5 +306,20 @@ final class RestoreBatch {
     void clear() {
         truncate(0);
         bytes = 0;
+    }
+
+    /** Clears and gives back the arrays grown for a large restore (the stream thread writes: the restore is over). */
+    void release() {
+        clear();
+        if (partitions.length > INITIAL_CAPACITY) {
+            partitions = new Partition[INITIAL_CAPACITY];
+            keys = new byte[INITIAL_CAPACITY][];
+            sources = new byte[INITIAL_CAPACITY][];
+            offsets = new int[INITIAL_CAPACITY];
+            lengths = new int[INITIAL_CAPACITY];
+            heads = new long[INITIAL_CAPACITY];
+            order = new int[0];
+            scratch = new int[0];
+        }
     }
 }

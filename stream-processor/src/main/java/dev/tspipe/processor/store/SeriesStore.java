@@ -272,7 +272,9 @@ public final class SeriesStore implements AutoCloseable {
      */
     public Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
         validateUsable();
-        writeRestored();
+        if (!restoring.isIdle()) {
+            endRestore();
+        }
         if (!sent.isEmpty()) {
             applySentWithoutOffsets();
         }
@@ -381,7 +383,7 @@ public final class SeriesStore implements AutoCloseable {
      */
     public void flush(Changelog changelog) {
         validateUsable();
-        writeRestored();
+        endRestore();
         if (dirty.isEmpty()) {
             return;
         }
@@ -651,10 +653,19 @@ public final class SeriesStore implements AutoCloseable {
             return;
         }
         long superseded = restoring.superseded();
-        try (WriteBatch batch = new WriteBatch(restoring.serialize())) {
-            batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
-            write(batch);
+        try {
+            List<byte[]> batches = restoring.serialize(RestoreBatch.MAX_BATCH_BYTES);
             ROWS_SUPERSEDED.add(restoring.superseded() - superseded);
+            // Several writes, not one: a crash between them leaves rows ahead of the offsets (written later), which
+            // the restart's restore writes again; stream time goes with the last.
+            for (int i = 0; i < batches.size(); i++) {
+                try (WriteBatch batch = new WriteBatch(batches.get(i))) {
+                    if (i == batches.size() - 1) {
+                        batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
+                    }
+                    write(batch);
+                }
+            }
         } catch (RocksDBException e) {
             throw failed("cannot restore into the series store in " + dir, e);
         } catch (RuntimeException e) {
@@ -666,6 +677,12 @@ public final class SeriesStore implements AutoCloseable {
         visibleStreamTime = streamTime;
         dropExpiredPartitions();
         RocksDbMemory.balanceMemtables();
+    }
+
+    /** The stream thread writes: rows still collected from a restore are written first, and the restore's arrays let go. */
+    private void endRestore() {
+        writeRestored();
+        restoring.release();
     }
 
 

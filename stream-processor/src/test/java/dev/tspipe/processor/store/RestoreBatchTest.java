@@ -2,6 +2,7 @@ package dev.tspipe.processor.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -150,8 +151,24 @@ class RestoreBatchTest {
                             rowsExpected++;
                         }
                     }
-                    assertThat(batch.serialize()).as("seed %d (rerun with -Dtspipe.test.seed=%d)", seed, seed).isEqualTo(reference.data());
+                    int maxBatchBytes = 12 + random.nextInt(400);
+                    List<byte[]> batches = batch.serialize(maxBatchBytes);
                     assertThat(batch.superseded()).isEqualTo(writes - rowsExpected);
+                    // Several batches: their records, one after the other, are the one batch's; each within the bound
+                    // unless it holds a single row.
+                    ByteArrayOutputStream records = new ByteArrayOutputStream();
+                    int count = 0;
+                    for (byte[] serialized : batches) {
+                        try (WriteBatch each = new WriteBatch(serialized)) {
+                            assertThat(serialized.length <= maxBatchBytes || each.count() == 1)
+                                    .as("batch of %d bytes and %d rows, bound %d", serialized.length, each.count(), maxBatchBytes).isTrue();
+                            count += each.count();
+                        }
+                        records.write(serialized, 12, serialized.length - 12);
+                    }
+                    byte[] whole = reference.data();
+                    assertThat(count).as("seed %d (rerun with -Dtspipe.test.seed=%d)", seed, seed).isEqualTo(reference.count());
+                    assertThat(records.toByteArray()).as("seed %d", seed).isEqualTo(Arrays.copyOfRange(whole, 12, whole.length));
                 }
             } finally {
                 handles.forEach(ColumnFamilyHandle::close);
