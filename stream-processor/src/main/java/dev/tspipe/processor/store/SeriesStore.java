@@ -898,8 +898,8 @@ public final class SeriesStore implements AutoCloseable {
     // Durability and lifecycle
 
     /**
-     * Closes the database (memtables flushed first); writes not applied are dropped (the task's transaction did not
-     * commit them, or the changelog has them).
+     * Closes the database (memtables flushed first); rows a restore collected are written first, writes of the stream
+     * thread not applied are dropped (the task's transaction did not commit them, or the changelog has them).
      */
     @Override
     public void close() {
@@ -916,6 +916,16 @@ public final class SeriesStore implements AutoCloseable {
         try {
             if (!open) {
                 return;
+            }
+            if (flush && !failed && !restoring.isEmpty()) {
+                // Restored rows come from committed changelog records: written rather than dropped, so that nothing
+                // (a downgrade checkpoint of Kafka Streams' own restored offsets, say) can count on rows that are not there.
+                try {
+                    writeRestored();
+                } catch (RuntimeException e) {
+                    LOG.warn("Could not write the restored rows of the series store in {} before closing it; its restore "
+                            + "starts again from the stored changelog offsets: {}", dir, e.toString());
+                }
             }
             open = false;
             for (PartitionIterator iterator : iterators) {

@@ -209,6 +209,20 @@ class SeriesStoreTest {
     }
 
     @Test
+    void aCleanCloseWritesTheRestoredRowsItHasCollected() {
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            store.restore(Table.RAW, List.of(rawGroup(T0, 1.0)));
+            commit(store, 2L);
+            store.restore(Table.RAW, List.of(rawGroup(T0 + 1_000, 2.0)));
+        }
+        try (SeriesStore reopened = SeriesStore.open(spec(), dir.toFile())) {
+            assertThat(raw(reopened, T0 + 1_000)).isEqualTo(2.0);
+            assertThat(reopened.committedOffset(Table.RAW)).as("rows ahead of the offsets: restored again, harmlessly").isEqualTo(2L);
+            assertThat(reopened.streamTime()).hasValue(T0 + 1_000);
+        }
+    }
+
+    @Test
     void restoredRowsAreWrittenBeforeTheStreamThreadReadsOrWrites() {
         // A standby promoted to active, or a restore followed by processing before Kafka Streams reported a commit.
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
