@@ -17,7 +17,8 @@ import java.util.List;
  *       search; in key order each one starts where the last one ended.</li>
  *   <li><b>The last write of each key.</b> Hourly and daily buckets, latest values and the current 1-minute bucket
  *       are written again by every commit that changed them; of the writes of one key in a batch only the last one
- *       counts, so the others are left out (equal keys stay in the order they came, so "last" is the one that came last).</li>
+ *       counts, so the others are left out (equal keys stay in the order they came: "last" is the one that came
+ *       last).</li>
  *   <li><b>Batches built here.</b> The batches are handed to RocksDB in their serialized form
  *       ({@code WriteBatch(byte[])}: one JNI call per batch instead of two per row, and no copy of each value into
  *       a Java array first), in RocksDB's own batch format (the one its write-ahead log stores:
@@ -134,10 +135,10 @@ final class RestoreBatch {
             order[i] = i;
         }
         sort(0, size);
-        // The batches' bounds: the rows of batch b are order[ends[b - 1], ends[b]) (left-out rows are -1).
-        List<Integer> ends = new ArrayList<>();
-        List<Integer> lengths = new ArrayList<>();
-        List<Integer> counts = new ArrayList<>();
+        // The batches' bounds: the rows of batch b are order[batchEnds[b - 1], batchEnds[b]) (left-out rows are -1).
+        List<Integer> batchEnds = new ArrayList<>();
+        List<Integer> batchLengths = new ArrayList<>();
+        List<Integer> batchCounts = new ArrayList<>();
         long length = HEADER_BYTES;
         int count = 0;
         for (int k = 0; k < size; k++) {
@@ -150,9 +151,9 @@ final class RestoreBatch {
             }
             long row = encodedLength(i);
             if (count > 0 && length + row > maxBatchBytes) {
-                ends.add(k);
-                lengths.add((int) length);
-                counts.add(count);
+                batchEnds.add(k);
+                batchLengths.add((int) length);
+                batchCounts.add(count);
                 length = HEADER_BYTES;
                 count = 0;
             }
@@ -163,21 +164,21 @@ final class RestoreBatch {
             }
         }
         if (count > 0) {
-            ends.add(size);
-            lengths.add((int) length);
-            counts.add(count);
+            batchEnds.add(size);
+            batchLengths.add((int) length);
+            batchCounts.add(count);
         }
-        List<byte[]> batches = new ArrayList<>(ends.size());
+        List<byte[]> batches = new ArrayList<>(batchEnds.size());
         int k = 0;
-        for (int b = 0; b < ends.size(); b++) {
-            byte[] out = new byte[lengths.get(b)];
+        for (int b = 0; b < batchEnds.size(); b++) {
+            byte[] out = new byte[batchLengths.get(b)];
             // The sequence number (8 bytes) stays zero: RocksDB sets it when it writes the batch. The count is fixed32,
             // little-endian.
             for (int shift = 0; shift < 4; shift++) {
-                out[8 + shift] = (byte) (counts.get(b) >>> (8 * shift));
+                out[8 + shift] = (byte) (batchCounts.get(b) >>> (8 * shift));
             }
             int position = HEADER_BYTES;
-            for (; k < ends.get(b); k++) {
+            for (; k < batchEnds.get(b); k++) {
                 if (order[k] >= 0) {
                     position = encode(order[k], out, position);
                 }

@@ -581,8 +581,8 @@ public final class SeriesStore implements AutoCloseable {
      *
      * <p>The rows are collected ({@link RestoreBatch}) and written together at the next commit report
      * ({@link #committed}, which Kafka Streams makes every commit interval while restoring and when the restore
-     * ends), before the next write of the stream thread, or once they hold {@link RestoreBatch#MAX_BYTES}; until
-     * then readers see the rows written before. Nothing is lost by waiting: the changelog offsets the store keeps
+     * ends), before the next write of the stream thread, when the store closes, or once they hold
+     * {@link RestoreBatch#MAX_BYTES}; until then readers see the rows written before. Nothing is lost by waiting: the changelog offsets the store keeps
      * are written only with or after the rows they cover, so a crash replays what was not written yet.
      */
     public void restore(Table table, Collection<KeyValue<byte[], byte[]>> records) {
@@ -644,9 +644,9 @@ public final class SeriesStore implements AutoCloseable {
     }
 
     /**
-     * Writes the rows restored so far ({@link RestoreBatch}) with stream time, in one RocksDB batch; then readers see
-     * them, and partitions expired by the restored stream time are dropped (not before: rows waiting to be written
-     * may be in them).
+     * Writes the rows restored so far ({@link RestoreBatch}) and stream time, in RocksDB batches of at most
+     * {@link RestoreBatch#MAX_BATCH_BYTES}; then readers see them, and partitions expired by the restored stream time
+     * are dropped (not before: rows waiting to be written may be in them).
      */
     private void writeRestored() {
         if (restoring.isEmpty()) {
@@ -684,7 +684,6 @@ public final class SeriesStore implements AutoCloseable {
         writeRestored();
         restoring.release();
     }
-
 
     // ---------------------------------------------------------------------------------------
     // Reads (any thread)
