@@ -6,22 +6,27 @@ import java.util.Arrays;
 
 /**
  * A RocksDB write batch assembled on the Java heap in RocksDB's own batch format, handed to RocksDB in
- * one call ({@link #build()}) instead of one JNI call per put: a commit puts a row per reading and
- * more, and each {@code WriteBatch.put} copies its key and value across JNI on its own.
+ * one call ({@link #build()}, or {@link #toBytes()} for {@code new WriteBatch(bytes)}) instead of one JNI
+ * call per put: a commit puts a row per reading and more, a restore as many, and each
+ * {@code WriteBatch.put} copies its key and value across JNI on its own. The one encoder of the format in
+ * tspipe (the commit's batches, {@link RestoreBatch}).
  *
  * <table>
- *   <caption>Batch format (RocksDB {@code write_batch.cc})</caption>
+ *   <caption>Batch format (RocksDB {@code write_batch.cc}, {@code dbformat.h})</caption>
  *   <tr><th>bytes</th><th>content</th></tr>
  *   <tr><td>8</td><td>sequence number, little-endian (0: RocksDB assigns it when writing)</td></tr>
  *   <tr><td>4</td><td>number of records, little-endian</td></tr>
- *   <tr><td>...</td><td>per put: {@code 0x01} (value, default column family) or {@code 0x05} (value) and the
- *       column family id as a varint32; key length (varint32) and key; value length (varint32) and value</td></tr>
+ *   <tr><td>...</td><td>per record: its type ({@code 0x01} put, {@code 0x00} delete in the default column family;
+ *       {@code 0x05} put, {@code 0x04} delete in another, then the column family id as a varint32); key length
+ *       (varint32) and key; for a put, value length (varint32) and value</td></tr>
  * </table>
  */
 final class BatchBuilder {
 
-    private static final int HEADER_BYTES = 12;
+    static final int HEADER_BYTES = 12;
+    private static final byte TYPE_DELETION = 0x00;
     private static final byte TYPE_VALUE = 0x01;
+    private static final byte TYPE_COLUMN_FAMILY_DELETION = 0x04;
     private static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
 
     private byte[] bytes;
@@ -30,40 +35,65 @@ final class BatchBuilder {
 
     /** A builder whose buffer starts at {@code expectedBytes} (it grows past them if needed). */
     BatchBuilder(long expectedBytes) {
-        bytes = new byte[(int) Math.min(Integer.MAX_VALUE - 1024, Math.max(expectedBytes, 1024))];
+        bytes = new byte[(int) Math.min(Integer.MAX_VALUE - 1024, Math.max(expectedBytes, HEADER_BYTES))];
+    }
+
+    /** The bytes a record takes in a batch: a put of {@code valueLength} bytes, or a delete when it is negative. */
+    static long encodedLength(int columnFamily, int keyLength, int valueLength) {
+        return 1 + (columnFamily == 0 ? 0 : varintLength(columnFamily)) + varintLength(keyLength) + (long) keyLength
+                + (valueLength < 0 ? 0 : varintLength(valueLength) + (long) valueLength);
     }
 
     /** Adds a put of {@code key} to {@code value} in the column family of id {@code columnFamily}. */
     void put(int columnFamily, byte[] key, byte[] value) {
-        ensure(1 + 5 + 5 + key.length + 5 + value.length);
-        if (columnFamily == 0) {
-            bytes[size++] = TYPE_VALUE;
-        } else {
-            bytes[size++] = TYPE_COLUMN_FAMILY_VALUE;
-            writeVarint(columnFamily);
-        }
-        writeVarint(key.length);
-        System.arraycopy(key, 0, bytes, size, key.length);
-        size += key.length;
-        writeVarint(value.length);
-        System.arraycopy(value, 0, bytes, size, value.length);
-        size += value.length;
-        count++;
+        put(columnFamily, key, value, 0, value.length);
+    }
+
+    /** Adds a put of {@code key} to {@code length} bytes of {@code source} from {@code offset}. */
+    void put(int columnFamily, byte[] key, byte[] source, int offset, int length) {
+        ensure(encodedLength(columnFamily, key.length, length));
+        writeHead(columnFamily == 0 ? TYPE_VALUE : TYPE_COLUMN_FAMILY_VALUE, columnFamily, key);
+        writeVarint(length);
+        System.arraycopy(source, offset, bytes, size, length);
+        size += length;
+    }
+
+    /** Adds a delete of {@code key} in the column family of id {@code columnFamily}. */
+    void delete(int columnFamily, byte[] key) {
+        ensure(encodedLength(columnFamily, key.length, -1));
+        writeHead(columnFamily == 0 ? TYPE_DELETION : TYPE_COLUMN_FAMILY_DELETION, columnFamily, key);
     }
 
     int count() {
         return count;
     }
 
-    /** The batch, for RocksDB to write (the caller closes it). */
-    WriteBatch build() {
+    /** The serialized batch, exactly as long as its records (not copied when the buffer was sized exactly). */
+    byte[] toBytes() {
         bytes[8] = (byte) count;
         bytes[9] = (byte) (count >>> 8);
         bytes[10] = (byte) (count >>> 16);
         bytes[11] = (byte) (count >>> 24);
-        return new WriteBatch(Arrays.copyOf(bytes, size));
+        return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
     }
 
+    /** The batch, for RocksDB to write (the caller closes it). */
+    WriteBatch build() {
+        return new WriteBatch(toBytes());
+    }
+
+    private void writeHead(byte type, int columnFamily, byte[] key) {
+        bytes[size++] = type;
+        if (columnFamily != 0) {
+            writeVarint(columnFamily);
+        }
+        writeVarint(key.length);
+        System.arraycopy(key, 0, bytes, size, key.length);
+        size += key.length;
+        count++;
+    }
+
+    /** RocksDB's varint32: 7 bits at a time, lowest first, the high bit set on all but the last byte. */
     private void writeVarint(int value) {
         while ((value & ~0x7F) != 0) {
             bytes[size++] = (byte) ((value & 0x7F) | 0x80);
@@ -72,9 +102,20 @@ final class BatchBuilder {
         bytes[size++] = (byte) value;
     }
 
-    private void ensure(int more) {
+    private static int varintLength(int value) {
+        int length = 1;
+        for (int rest = value >>> 7; rest != 0; rest >>>= 7) {
+            length++;
+        }
+        return length;
+    }
+
+    private void ensure(long more) {
         if (size + more > bytes.length) {
-            bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+            if (size + more > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("a write batch of " + (size + more) + " bytes is too large");
+            }
+            bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(bytes.length * 2L, size + more)));
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.tspipe.processor.store;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -58,19 +59,40 @@ final class ChangelogGroup {
 
     /** The rows of one record value. */
     static List<Row> decode(byte[] value) {
-        ByteBuffer buffer = ByteBuffer.wrap(value);
-        byte version = buffer.get();
-        if (version != VERSION) {
-            throw new IllegalArgumentException("changelog group of format version " + version + ", expected " + VERSION
-                    + "; a changelog written by another tspipe version: reset the application to rebuild the tables");
-        }
         List<Row> rows = new ArrayList<>();
-        while (buffer.hasRemaining()) {
-            long epochMillis = buffer.getLong();
-            byte[] row = new byte[buffer.getInt()];
-            buffer.get(row);
-            rows.add(new Row(epochMillis, row));
-        }
+        forEachRow(value, (epochMillis, source, offset, length) ->
+                rows.add(new Row(epochMillis, Arrays.copyOfRange(source, offset, offset + length))));
         return rows;
+    }
+
+    /** Where {@link #forEachRow} hands each row: its bytes are {@code length} bytes of {@code source} from {@code offset}. */
+    @FunctionalInterface
+    interface RowVisitor<E extends Exception> {
+        void row(long epochMillis, byte[] source, int offset, int length) throws E;
+    }
+
+    /** Visits the rows of one record value in order, without copying them (the restore writes them straight from it). */
+    static <E extends Exception> void forEachRow(byte[] value, RowVisitor<E> visitor) throws E {
+        if (value.length == 0 || value[0] != VERSION) {
+            throw new IllegalArgumentException("changelog group of format version " + (value.length == 0 ? "(empty)" : value[0])
+                    + ", expected " + VERSION + "; a changelog written by another tspipe version: reset the application to rebuild the tables");
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(value);
+        int position = 1;
+        while (position < value.length) {
+            if (value.length - position < ROW_OVERHEAD) {
+                throw new IllegalArgumentException("changelog group truncated: " + (value.length - position)
+                        + " bytes left at offset " + position + ", a row takes at least " + ROW_OVERHEAD);
+            }
+            long epochMillis = buffer.getLong(position);
+            int length = buffer.getInt(position + 8);
+            position += ROW_OVERHEAD;
+            if (length < 0 || length > value.length - position) {
+                throw new IllegalArgumentException("changelog group truncated: a row of " + length + " bytes at offset "
+                        + position + " of " + value.length);
+            }
+            visitor.row(epochMillis, value, position, length);
+            position += length;
+        }
     }
 }

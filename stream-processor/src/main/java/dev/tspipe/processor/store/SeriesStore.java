@@ -88,6 +88,8 @@ public final class SeriesStore implements AutoCloseable {
     static final int MAX_KNOWN_SERIES = 65_536;
     /** Rows written by restores (all tables) in this JVM: what a restore costs, measured in rows, not changelog records. */
     private static final LongAdder ROWS_RESTORED = new LongAdder();
+    /** Of those, rows not written because a later row of the same key came before they were (RestoreBatch). */
+    private static final LongAdder ROWS_SUPERSEDED = new LongAdder();
 
     private final SeriesStoreSpec spec;
     private final File dir;
@@ -108,6 +110,8 @@ public final class SeriesStore implements AutoCloseable {
     private static final Comparator<SeriesBuffer> SERIES_ORDER = (a, b) -> Arrays.compareUnsigned(a.prefix, b.prefix);
     /** Batches flushed (their changelog records sent in the task's transaction) but not yet known to be committed. */
     private final List<WriteBatch> sent = new ArrayList<>();
+    /** Restored rows not yet written (the restoring thread's; docs/storage.md, "Restore"). */
+    private final RestoreBatch restoring = new RestoreBatch();
     /** The changelog offsets Kafka Streams reported since the sent batches were applied, per table. */
     private final Map<Table, Long> reported = new EnumMap<>(Table.class);
     private long pendingBytes;
@@ -162,6 +166,14 @@ public final class SeriesStore implements AutoCloseable {
     /** Rows written by restores in this JVM so far (every table; a grouped changelog record holds many). */
     public static long rowsRestored() {
         return ROWS_RESTORED.sum();
+    }
+
+    /**
+     * Of {@link #rowsRestored()}, the rows a restore did not write because a later row of the same key (a bucket or
+     * latest value changed by a later commit) came in before they were written: what the restore did not have to do.
+     */
+    public static long rowsSupersededInRestore() {
+        return ROWS_SUPERSEDED.sum();
     }
 
     /** Opens (or creates) the store in {@code dir}. */
@@ -264,6 +276,9 @@ public final class SeriesStore implements AutoCloseable {
      */
     public Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
         validateUsable();
+        if (!restoring.isIdle()) {
+            endRestore();
+        }
         if (!sent.isEmpty()) {
             applySentWithoutOffsets();
         }
@@ -372,6 +387,7 @@ public final class SeriesStore implements AutoCloseable {
      */
     public void flush(Changelog changelog) {
         validateUsable();
+        endRestore();
         if (dirty.isEmpty()) {
             return;
         }
@@ -431,6 +447,9 @@ public final class SeriesStore implements AutoCloseable {
      */
     public void committed(Table table, Long changelogOffset, boolean transactionOpen) {
         validateUsable();
+        // Restored rows come from committed changelog records: written whatever the task's own transaction does,
+        // and before the offsets that cover them.
+        writeRestored();
         if (transactionOpen) {
             if (!sent.isEmpty()) {
                 LOG.warn("The transaction of the series store in {} did not commit: its {} unapplied batches are dropped "
@@ -570,14 +589,23 @@ public final class SeriesStore implements AutoCloseable {
      * Applies changelog records of {@code table}'s store, in their order: rows of grouped records and
      * single rows are written as they were, rows expired by then are skipped, stream time advances with the
      * raw rows as when processing. A null value (never written by tspipe) deletes the key.
+     *
+     * <p>The rows are collected ({@link RestoreBatch}) and written together at the next commit report
+     * ({@link #committed}, which Kafka Streams makes every commit interval while restoring and when the restore
+     * ends), before the next write of the stream thread, when the store closes, or once they hold
+     * {@link RestoreBatch#MAX_BYTES}; until then readers see the rows written before. Nothing is lost by waiting: the changelog offsets the store keeps
+     * are written only with or after the rows they cover, so a crash replays what was not written yet.
      */
     public void restore(Table table, Collection<KeyValue<byte[], byte[]>> records) {
         validateUsable();
         // What the buffers know may be stale once rows arrive from elsewhere (a standby promoted, then demoted).
-        series.clear();
+        if (!series.isEmpty()) {
+            series.clear();
+        }
         dirty.clear();
         dropSent();
-        try (WriteBatch batch = new WriteBatch()) {
+        int collected = restoring.size();
+        try {
             for (KeyValue<byte[], byte[]> record : records) {
                 if (table.grouped()) {
                     if (record.value == null) {
@@ -588,40 +616,84 @@ public final class SeriesStore implements AutoCloseable {
                                 + printable(record.key) + "', not a series prefix: it was written before tspipe's storage "
                                 + "engine v2; reset the application (docs/storage.md, \"Upgrading\")");
                     }
-                    for (ChangelogGroup.Row row : ChangelogGroup.decode(record.value)) {
-                        restoreRow(batch, table, RowKey.withTimestamp(record.key, row.epochMillis()), row.epochMillis(), row.value());
-                    }
+                    byte[] prefix = record.key;
+                    ChangelogGroup.forEachRow(record.value, (millis, source, offset, length) ->
+                            restoreRow(table, RowKey.withTimestamp(prefix, millis), millis, source, offset, length));
                 } else {
                     long millis = table.timeKeyed() ? timestampOf(record.key) : 0;
-                    restoreRow(batch, table, record.key, millis, record.value);
+                    restoreRow(table, record.key, millis, record.value, 0, record.value == null ? 0 : record.value.length);
                 }
             }
-            batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
-            write(batch);
         } catch (RocksDBException e) {
             throw failed("cannot restore into the series store in " + dir, e);
+        } catch (RuntimeException e) {
+            // None of this batch is written, as if it had not come; the batches before it still are.
+            restoring.truncate(collected);
+            throw e;
         }
-        visibleStreamTime = streamTime;
-        dropExpiredPartitions();
-        RocksDbMemory.balanceMemtables();
+        if (restoring.isFull()) {
+            writeRestored();
+        }
     }
 
-    private void restoreRow(WriteBatch batch, Table table, byte[] key, long millis, byte[] value) throws RocksDBException {
+    private void restoreRow(Table table, byte[] key, long millis, byte[] value, int offset, int length) throws RocksDBException {
         if (isExpired(table, millis)) {
             return;
         }
         if (value == null) {
             Partition partition = partitions.get(table).get(spec.partitionOf(table, millis));
             if (partition != null) {
-                batch.delete(partition.handle, key);
+                restoring.delete(partition, key);
             }
             return;
         }
-        batch.put(partitionForWrite(table, millis).handle, key, value);
+        restoring.put(partitionForWrite(table, millis), key, value, offset, length);
         ROWS_RESTORED.increment();
         if (table == Table.RAW && millis > streamTime) {
             streamTime = millis;
         }
+    }
+
+    /**
+     * Writes the rows restored so far ({@link RestoreBatch}) and stream time, in RocksDB batches of at most
+     * {@link RestoreBatch#MAX_BATCH_BYTES}; then readers see them, and partitions expired by the restored stream time
+     * are dropped (not before: rows waiting to be written may be in them).
+     */
+    private void writeRestored() {
+        if (restoring.isEmpty()) {
+            return;
+        }
+        long superseded = restoring.superseded();
+        try {
+            List<byte[]> batches = restoring.serialize(RestoreBatch.MAX_BATCH_BYTES);
+            ROWS_SUPERSEDED.add(restoring.superseded() - superseded);
+            // Several writes, not one: a crash between them leaves rows ahead of the offsets (written later), which
+            // the restart's restore writes again; stream time goes with the last.
+            for (int i = 0; i < batches.size(); i++) {
+                try (WriteBatch batch = new WriteBatch(batches.get(i))) {
+                    if (i == batches.size() - 1) {
+                        batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
+                    }
+                    write(batch);
+                }
+            }
+        } catch (RocksDBException e) {
+            throw failed("cannot restore into the series store in " + dir, e);
+        } catch (RuntimeException e) {
+            failed = true;
+            throw e;
+        } finally {
+            restoring.clear();
+        }
+        visibleStreamTime = streamTime;
+        dropExpiredPartitions();
+        RocksDbMemory.balanceMemtables();
+    }
+
+    /** The stream thread writes: rows still collected from a restore are written first, and the restore's arrays let go. */
+    private void endRestore() {
+        writeRestored();
+        restoring.release();
     }
 
     // ---------------------------------------------------------------------------------------
@@ -781,7 +853,8 @@ public final class SeriesStore implements AutoCloseable {
     /** Drops every partition whose whole span is before {@code streamTime - retention}: no per-row deletes. */
     private void dropExpiredPartitions() {
         long time = streamTime;
-        if (time == NO_STREAM_TIME) {
+        if (time == NO_STREAM_TIME || !restoring.isEmpty()) {
+            // Restored rows not yet written may be in a partition that stream time has expired: drop it after them.
             return;
         }
         for (Table table : Table.values()) {
@@ -835,8 +908,8 @@ public final class SeriesStore implements AutoCloseable {
     // Durability and lifecycle
 
     /**
-     * Closes the database (memtables flushed first); writes not applied are dropped (the task's transaction did not
-     * commit them, or the changelog has them).
+     * Closes the database (memtables flushed first); rows a restore collected are written first, writes of the stream
+     * thread not applied are dropped (the task's transaction did not commit them, or the changelog has them).
      */
     @Override
     public void close() {
@@ -854,6 +927,16 @@ public final class SeriesStore implements AutoCloseable {
             if (!open) {
                 return;
             }
+            if (flush && !failed && !restoring.isEmpty()) {
+                // Restored rows come from committed changelog records: written rather than dropped, so that nothing
+                // (a downgrade checkpoint of Kafka Streams' own restored offsets, say) can count on rows that are not there.
+                try {
+                    writeRestored();
+                } catch (RuntimeException e) {
+                    LOG.warn("Could not write the restored rows of the series store in {} before closing it; its restore "
+                            + "starts again from the stored changelog offsets: {}", dir, e.toString());
+                }
+            }
             open = false;
             for (PartitionIterator iterator : iterators) {
                 iterator.closeWithStore();
@@ -865,6 +948,7 @@ public final class SeriesStore implements AutoCloseable {
             series.clear();
             dirty.clear();
             dropSent();
+            restoring.clear();
             for (Partition partition : allPartitions()) {
                 RocksDbMemory.unregister(partition);
                 partition.handle.close();

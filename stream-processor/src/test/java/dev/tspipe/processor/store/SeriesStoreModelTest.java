@@ -136,7 +136,11 @@ class SeriesStoreModelTest {
         assertThat(contents(store, Table.LATEST)).isEqualTo(model.latestTable());
     }
 
-    /** Restores the recorded changelogs into a new store, in batches of random sizes, and compares every table. */
+    /**
+     * Restores the recorded changelogs into a new store, in batches of random sizes with commit reports at random
+     * points between them and at the end (as Kafka Streams reports restoring stores every commit interval and when
+     * their restore completes), and compares every table.
+     */
     private static void assertRebuilt(SeriesStore live, SeriesStoreSpec spec, Recorder changelog, Path restoreDir, Random random) {
         try (SeriesStore rebuilt = SeriesStore.open(spec, restoreDir.toFile())) {
             for (Table table : Table.values()) {
@@ -146,8 +150,12 @@ class SeriesStoreModelTest {
                     int end = Math.min(records.size(), start + 1 + random.nextInt(50));
                     rebuilt.restore(table, records.subList(start, end));
                     start = end;
+                    if (random.nextInt(5) == 0) {
+                        commit(rebuilt);
+                    }
                 }
             }
+            commit(rebuilt);
             for (Table table : Table.values()) {
                 assertThat(contents(rebuilt, table)).as("restored table %s", table).isEqualTo(contents(live, table));
             }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.processor.rows.Rollup;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -160,6 +162,90 @@ class SeriesStoreTest {
             assertThat(partitions).containsExactly((T0 + DAY) / DAY, (T0 + 8 * DAY) / DAY);
             assertThat(raw(store, T0 + DAY)).isEqualTo(2.0);
             assertThat(store.partitionsOf(Table.MINUTE)).hasSize(3);
+        }
+    }
+
+    /** A grouped changelog record of raw rows of {@code SERIES}: timestamp and value per row, in that order. */
+    private static KeyValue<byte[], byte[]> rawGroup(Object... millisAndValues) {
+        List<ChangelogGroup.Row> rows = new ArrayList<>();
+        for (int i = 0; i < millisAndValues.length; i += 2) {
+            rows.add(new ChangelogGroup.Row((Long) millisAndValues[i], new RawRow((Double) millisAndValues[i + 1], Map.of()).toBytes()));
+        }
+        return KeyValue.pair(SERIES, ChangelogGroup.encode(rows).get(0));
+    }
+
+    private static KeyValue<byte[], byte[]> hourBucket(long start, double value) {
+        return KeyValue.pair(RowKey.withTimestamp(SERIES, start), Rollup.of(value, start).toBytes());
+    }
+
+    private static Double hour(SeriesStore store, long start) {
+        byte[] bucket = store.get(Table.HOUR, RowKey.withTimestamp(SERIES, start));
+        return bucket == null ? null : Rollup.fromBytes(bucket).sum();
+    }
+
+    @Test
+    void restoredRowsAreWrittenWithTheOffsetsOfTheCommitReportAndACrashBeforeItReplaysThem() {
+        long hourStart = T0 - T0 % 3_600_000L;
+        SeriesStore store = SeriesStore.open(spec(), dir.toFile());
+        store.restore(Table.RAW, List.of(rawGroup(T0, 1.0, T0 + 1_000, 2.0)));
+        store.restore(Table.HOUR, List.of(hourBucket(hourStart, 1.0)));
+        // A later commit's value of the same bucket, in the next restore batch: the later one wins.
+        store.restore(Table.HOUR, List.of(hourBucket(hourStart, 3.0)));
+        assertThat(raw(store, T0)).as("collected, written at the next commit report").isNull();
+        commit(store, 5L);
+        assertThat(raw(store, T0)).isEqualTo(1.0);
+        assertThat(raw(store, T0 + 1_000)).isEqualTo(2.0);
+        assertThat(hour(store, hourStart)).isEqualTo(3.0);
+        assertThat(store.committedOffset(Table.RAW)).isEqualTo(5L);
+        store.restore(Table.RAW, List.of(rawGroup(T0 + 2_000, 4.0)));
+        store.closeAsInACrash();
+        try (SeriesStore reopened = SeriesStore.open(spec(), dir.toFile())) {
+            assertThat(raw(reopened, T0)).isEqualTo(1.0);
+            assertThat(hour(reopened, hourStart)).isEqualTo(3.0);
+            assertThat(reopened.committedOffset(Table.RAW)).as("the restart restores from here again").isEqualTo(5L);
+            assertThat(raw(reopened, T0 + 2_000)).as("not reported committed: restored again after the restart").isNull();
+            assertThat(reopened.streamTime()).hasValue(T0 + 1_000);
+        }
+    }
+
+    @Test
+    void aCleanCloseWritesTheRestoredRowsItHasCollected() {
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            store.restore(Table.RAW, List.of(rawGroup(T0, 1.0)));
+            commit(store, 2L);
+            store.restore(Table.RAW, List.of(rawGroup(T0 + 1_000, 2.0)));
+        }
+        try (SeriesStore reopened = SeriesStore.open(spec(), dir.toFile())) {
+            assertThat(raw(reopened, T0 + 1_000)).isEqualTo(2.0);
+            assertThat(reopened.committedOffset(Table.RAW)).as("rows ahead of the offsets: restored again, harmlessly").isEqualTo(2L);
+            assertThat(reopened.streamTime()).hasValue(T0 + 1_000);
+        }
+    }
+
+    @Test
+    void restoredRowsAreWrittenBeforeTheStreamThreadReadsOrWrites() {
+        // A standby promoted to active, or a restore followed by processing before Kafka Streams reported a commit.
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            byte[] row = new RawRow(1.0, Map.of()).toBytes();
+            byte[] latest = ByteBuffer.allocate(8 + row.length).putLong(T0).put(row).array();
+            store.restore(Table.RAW, List.of(rawGroup(T0, 1.0)));
+            store.restore(Table.LATEST, List.of(KeyValue.pair(SERIES, latest)));
+            assertThat(store.ingest(RowKey.withTimestamp(SERIES, T0), T0, row, 1.0)).isEqualTo(SeriesStore.Outcome.DUPLICATE);
+            assertThat(raw(store, T0)).isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void aRestoreBatchThatFailsHalfWayIsLeftOutWholeAndTheBatchesBeforeItAreStillWritten() {
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            store.restore(Table.RAW, List.of(rawGroup(T0, 1.0)));
+            byte[] oldStyleKey = RowKey.withTimestamp(SERIES, T0 + 2_000);
+            assertThatThrownBy(() -> store.restore(Table.RAW, List.of(rawGroup(T0 + 1_000, 2.0),
+                    KeyValue.pair(oldStyleKey, new RawRow(3.0, Map.of()).toBytes()))))
+                    .isInstanceOf(ProcessorStateException.class);
+            commit(store, 1L);
+            assertThat(raw(store, T0)).isEqualTo(1.0);
+            assertThat(raw(store, T0 + 1_000)).isNull();
         }
     }
 

@@ -1,0 +1,279 @@
+package dev.tspipe.processor.store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The rows a restore has collected and not yet written (docs/storage.md, "Restore"): kept across Kafka Streams'
+ * restore batches until the next commit report or until they hold {@link #MAX_BYTES}, then written in RocksDB
+ * write batches of at most {@link #MAX_BATCH_BYTES}, in key order per column family, only the last write of each key.
+ *
+ * <ul>
+ *   <li><b>Key order.</b> RocksDB's memtable is a skip list whose insert remembers where the previous key went (a
+ *       "splice"): a key just after the previous one is found in a few steps, any other key by a search from the
+ *       top, a cache miss per level. Changelog records come series by series, each with its rows oldest first, that
+ *       is in descending key order (reversed timestamps), so written as they come nearly every insert is a full
+ *       search; in key order each one starts where the last one ended.</li>
+ *   <li><b>The last write of each key.</b> Hourly and daily buckets, latest values and the current 1-minute bucket
+ *       are written again by every commit that changed them; of the writes of one key in a batch only the last one
+ *       counts, so the others are left out (equal keys stay in the order they came: "last" is the one that came
+ *       last).</li>
+ *   <li><b>Batches built here.</b> The batches are handed to RocksDB in their serialized form
+ *       ({@code WriteBatch(byte[])}: one JNI call per batch instead of two per row, and no copy of each value into
+ *       a Java array first), in RocksDB's own batch format (the one its write-ahead log stores:
+ *       {@code db/write_batch.cc}), checked byte for byte against RocksDB's by {@code RestoreBatchTest}.</li>
+ * </ul>
+ */
+final class RestoreBatch {
+
+    /**
+     * Bytes held (keys, values and about {@value #ROW_OVERHEAD_BYTES} bytes of bookkeeping per row) before the rows are
+     * written even without a commit report: bounds the heap a restoring task uses between commits.
+     */
+    static final long MAX_BYTES = 4L * 1024 * 1024;
+    /**
+     * Rows per serialized write batch are at most this many bytes: below G1's humongous object size (half a region, at
+     * least 512 KiB), so the batches are ordinary young objects, and RocksDB's copy of each stays small.
+     */
+    static final int MAX_BATCH_BYTES = 256 * 1024;
+    private static final int INITIAL_CAPACITY = 1024;
+    /** The arrays' slots for a row and the key array's header, roughly. */
+    private static final int ROW_OVERHEAD_BYTES = 64;
+    /** Ranges this short are sorted by insertion: fewer moves than merging. */
+    private static final int INSERTION_SORT_MAX = 12;
+    /** A batch starts with its sequence number and its count of records ({@link BatchBuilder}). */
+    private static final int HEADER_BYTES = BatchBuilder.HEADER_BYTES;
+
+    // One row per index, in the order they came: a put of lengths[i] bytes of sources[i] from offsets[i], or a delete
+    // when sources[i] is null. heads[i] is the key's first 8 bytes as an unsigned number (zero-padded): most
+    // comparisons of the sort end there, without touching the key arrays.
+    private Partition[] partitions = new Partition[INITIAL_CAPACITY];
+    private byte[][] keys = new byte[INITIAL_CAPACITY][];
+    private byte[][] sources = new byte[INITIAL_CAPACITY][];
+    private int[] offsets = new int[INITIAL_CAPACITY];
+    private int[] lengths = new int[INITIAL_CAPACITY];
+    private long[] heads = new long[INITIAL_CAPACITY];
+    private int[] order = new int[0];
+    private int[] scratch = new int[0];
+    private int size;
+    private long bytes;
+    private long superseded;
+
+    /** Puts {@code length} bytes of {@code source} from {@code offset} (not copied: the array must not change) under {@code key}. */
+    void put(Partition partition, byte[] key, byte[] source, int offset, int length) {
+        add(partition, key, source, offset, length);
+    }
+
+    void delete(Partition partition, byte[] key) {
+        add(partition, key, null, 0, 0);
+    }
+
+    private void add(Partition partition, byte[] key, byte[] source, int offset, int length) {
+        if (size == partitions.length) {
+            int capacity = size * 2;
+            partitions = Arrays.copyOf(partitions, capacity);
+            keys = Arrays.copyOf(keys, capacity);
+            sources = Arrays.copyOf(sources, capacity);
+            offsets = Arrays.copyOf(offsets, capacity);
+            lengths = Arrays.copyOf(lengths, capacity);
+            heads = Arrays.copyOf(heads, capacity);
+        }
+        partitions[size] = partition;
+        keys[size] = key;
+        sources[size] = source;
+        offsets[size] = offset;
+        lengths[size] = length;
+        long head = 0;
+        for (int i = 0; i < 8; i++) {
+            head = head << 8 | (i < key.length ? key[i] & 0xFF : 0);
+        }
+        heads[size] = head;
+        size++;
+        bytes += key.length + length + ROW_OVERHEAD_BYTES;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** Empty, and its arrays as small as when new: nothing for the stream thread to do. */
+    boolean isIdle() {
+        return size == 0 && partitions.length == INITIAL_CAPACITY;
+    }
+
+    boolean isFull() {
+        return bytes >= MAX_BYTES;
+    }
+
+    /** Rows collected (superseded ones included). */
+    int size() {
+        return size;
+    }
+
+    /** Rows left out so far because a later row of the same key came in the same batch (all batches of this object). */
+    long superseded() {
+        return superseded;
+    }
+
+    /**
+     * The rows as serialized RocksDB write batches ({@code new WriteBatch(bytes)}), in key order per column family, the
+     * last write of each key only: one batch, or several of at most {@code maxBatchBytes} each (but a row larger than
+     * that alone), consecutive in that order.
+     */
+    List<byte[]> serialize(int maxBatchBytes) {
+        if (order.length < size) {
+            order = new int[partitions.length];
+            scratch = new int[partitions.length];
+        }
+        for (int i = 0; i < size; i++) {
+            order[i] = i;
+        }
+        sort(0, size);
+        // The batches' bounds: the rows of batch b are order[batchEnds[b - 1], batchEnds[b]) (left-out rows are -1).
+        List<Integer> batchEnds = new ArrayList<>();
+        List<Integer> batchLengths = new ArrayList<>();
+        List<Integer> batchCounts = new ArrayList<>();
+        long length = HEADER_BYTES;
+        int count = 0;
+        for (int k = 0; k < size; k++) {
+            int i = order[k];
+            if (k + 1 < size && sameKey(i, order[k + 1])) {
+                // Left out: the next write of the key (it came later: ties are in arrival order) replaces it.
+                order[k] = -1;
+                superseded++;
+                continue;
+            }
+            long row = encodedLength(i);
+            if (count > 0 && length + row > maxBatchBytes) {
+                batchEnds.add(k);
+                batchLengths.add((int) length);
+                batchCounts.add(count);
+                length = HEADER_BYTES;
+                count = 0;
+            }
+            length += row;
+            count++;
+            if (length > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("a restored row of " + row + " bytes is too large for one write batch");
+            }
+        }
+        if (count > 0) {
+            batchEnds.add(size);
+            batchLengths.add((int) length);
+            batchCounts.add(count);
+        }
+        List<byte[]> batches = new ArrayList<>(batchEnds.size());
+        int k = 0;
+        for (int b = 0; b < batchEnds.size(); b++) {
+            BatchBuilder out = new BatchBuilder(batchLengths.get(b));
+            for (; k < batchEnds.get(b); k++) {
+                int row = order[k];
+                if (row < 0) {
+                    continue;
+                }
+                if (sources[row] == null) {
+                    out.delete(partitions[row].columnFamilyId, keys[row]);
+                } else {
+                    out.put(partitions[row].columnFamilyId, keys[row], sources[row], offsets[row], lengths[row]);
+                }
+            }
+            if (out.count() != batchCounts.get(b)) {
+                throw new IllegalStateException("a restore batch of " + out.count() + " rows, " + batchCounts.get(b) + " expected");
+            }
+            batches.add(out.toBytes());
+        }
+        return batches;
+    }
+
+    /** The rows as one serialized RocksDB write batch (see {@link #serialize(int)}). */
+    byte[] serialize() {
+        List<byte[]> batches = serialize(Integer.MAX_VALUE);
+        return batches.isEmpty() ? new byte[HEADER_BYTES] : batches.get(0);
+    }
+
+    /** The bytes of row {@code i} in a serialized batch: its type, column family, key and value. */
+    private long encodedLength(int i) {
+        return BatchBuilder.encodedLength(partitions[i].columnFamilyId, keys[i].length, sources[i] == null ? -1 : lengths[i]);
+    }
+
+    /** Row a before row b: by column family, key (unsigned bytes), then arrival, so that equal keys keep their order. */
+    private int compare(int a, int b) {
+        if (partitions[a] != partitions[b]) {
+            return Integer.compare(partitions[a].columnFamilyId, partitions[b].columnFamilyId);
+        }
+        int byHead = Long.compareUnsigned(heads[a], heads[b]);
+        if (byHead != 0) {
+            return byHead;
+        }
+        int byKey = Arrays.compareUnsigned(keys[a], keys[b]);
+        return byKey != 0 ? byKey : Integer.compare(a, b);
+    }
+
+    private boolean sameKey(int a, int b) {
+        return partitions[a] == partitions[b] && heads[a] == heads[b] && Arrays.equals(keys[a], keys[b]);
+    }
+
+    /** Merge sort of {@code order[from, to)} by {@link #compare} (a primitive index array: no boxing, no comparator objects). */
+    private void sort(int from, int to) {
+        if (to - from <= INSERTION_SORT_MAX) {
+            for (int i = from + 1; i < to; i++) {
+                int row = order[i];
+                int j = i - 1;
+                while (j >= from && compare(order[j], row) > 0) {
+                    order[j + 1] = order[j];
+                    j--;
+                }
+                order[j + 1] = row;
+            }
+            return;
+        }
+        int middle = (from + to) >>> 1;
+        sort(from, middle);
+        sort(middle, to);
+        if (compare(order[middle - 1], order[middle]) <= 0) {
+            return;
+        }
+        System.arraycopy(order, from, scratch, from, to - from);
+        int left = from;
+        int right = middle;
+        for (int k = from; k < to; k++) {
+            if (right >= to || left < middle && compare(scratch[left], scratch[right]) <= 0) {
+                order[k] = scratch[left++];
+            } else {
+                order[k] = scratch[right++];
+            }
+        }
+    }
+
+    /** Forgets the rows collected after the first {@code keep}: those of a restore batch that failed half-way. */
+    void truncate(int keep) {
+        for (int i = keep; i < size; i++) {
+            bytes -= keys[i].length + lengths[i] + ROW_OVERHEAD_BYTES;
+            partitions[i] = null;
+            keys[i] = null;
+            sources[i] = null;
+        }
+        size = Math.min(size, keep);
+    }
+
+    void clear() {
+        truncate(0);
+        bytes = 0;
+    }
+
+    /** Clears and gives back the arrays grown for a large restore (the stream thread writes: the restore is over). */
+    void release() {
+        clear();
+        if (partitions.length > INITIAL_CAPACITY) {
+            partitions = new Partition[INITIAL_CAPACITY];
+            keys = new byte[INITIAL_CAPACITY][];
+            sources = new byte[INITIAL_CAPACITY][];
+            offsets = new int[INITIAL_CAPACITY];
+            lengths = new int[INITIAL_CAPACITY];
+            heads = new long[INITIAL_CAPACITY];
+            order = new int[0];
+            scratch = new int[0];
+        }
+    }
+}
