@@ -20,6 +20,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
@@ -168,26 +169,43 @@ public final class SchemasTopic implements SchemaRegistryCore.Journal, AutoClose
                             + ": " + e.getCause().getMessage(), e.getCause());
                 }
             }
-            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
-            if (description.partitions().size() != 1) {
-                throw new IllegalStateException("Topic " + topic + " has " + description.partitions().size()
-                        + " partitions; the schema registry needs exactly 1 to keep its journal in order. "
-                        + "Delete the topic or choose another one.");
-            }
-            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            Config topicConfig = admin.describeConfigs(List.of(resource)).all()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(resource);
-            String policy = topicConfig.get(TopicConfig.CLEANUP_POLICY_CONFIG).value();
-            if (!TopicConfig.CLEANUP_POLICY_COMPACT.equals(policy)) {
-                throw new IllegalStateException("Topic " + topic + " has cleanup.policy=" + policy
-                        + "; the schema registry needs cleanup.policy=compact so that no schema is ever deleted by retention.");
+            // A topic just created may not be known yet to the broker answering the describe calls: ask again.
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (true) {
+                try {
+                    checkTopic(admin, topic);
+                    break;
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(100);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while preparing topic " + topic, e);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("Could not prepare topic " + topic + " on " + bootstrapServers + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Checks that {@code topic} has one partition and is compacted. */
+    private static void checkTopic(Admin admin, String topic) throws ExecutionException, InterruptedException, TimeoutException {
+        TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+        if (description.partitions().size() != 1) {
+            throw new IllegalStateException("Topic " + topic + " has " + description.partitions().size()
+                    + " partitions; the schema registry needs exactly 1 to keep its journal in order. "
+                    + "Delete the topic or choose another one.");
+        }
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        Config topicConfig = admin.describeConfigs(List.of(resource)).all()
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(resource);
+        String policy = topicConfig.get(TopicConfig.CLEANUP_POLICY_CONFIG).value();
+        if (!TopicConfig.CLEANUP_POLICY_COMPACT.equals(policy)) {
+            throw new IllegalStateException("Topic " + topic + " has cleanup.policy=" + policy
+                    + "; the schema registry needs cleanup.policy=compact so that no schema is ever deleted by retention.");
         }
     }
 }
