@@ -55,6 +55,8 @@ class ReadingDecoderTest {
     private final String scope = "decoder-" + UUID.randomUUID();
     private final KeyLayout layout = KeyLayout.DEFAULT;
     private AvroSerializer<Object> serializer;
+    /** The test's own view of the writer schemas, apart from the decoder's. */
+    private AvroDeserializer<Object> schemas;
     private ReadingDecoder decoder;
 
     @BeforeEach
@@ -65,11 +67,14 @@ class ReadingDecoderTest {
         AvroDeserializer<Object> deserializer = new AvroDeserializer<>();
         deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, url), false);
         decoder = new ReadingDecoder(deserializer, layout);
+        schemas = new AvroDeserializer<>();
+        schemas.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, url), false);
     }
 
     @AfterEach
     void stop() {
         decoder.close();
+        schemas.close();
         MockSchemaRegistry.dropScope(scope);
     }
 
@@ -183,16 +188,10 @@ class ReadingDecoderTest {
 
     private boolean layoutOf(byte[] value) {
         try {
-            return ReadingDecoder.isReadingLayout(decoderSchema(value));
+            return ReadingDecoder.isReadingLayout(schemas.writerSchema(value));
         } catch (RuntimeException e) {
             return false;
         }
-    }
-
-    private Schema decoderSchema(byte[] value) {
-        AvroDeserializer<Object> deserializer = new AvroDeserializer<>();
-        deserializer.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://" + scope), false);
-        return deserializer.writerSchema(value);
     }
 
     private static void assertSame(ReadingValidator.Verdict actual, ReadingValidator.Verdict expected, String where) {
