@@ -448,12 +448,23 @@ class HttpFuzzIT {
             return headers;
         }
 
+        /**
+         * Random bytes ending in an empty line. Bytes that a server skips before a request line (empty lines, and
+         * Jetty skips {@code ':'} too) are no request yet, and a server rightly waits for one: junk made of them
+         * alone is followed by a request for {@code /health}, which must then be answered.
+         */
         private byte[] junk() {
             ByteArrayOutputStream junk = new ByteArrayOutputStream();
+            boolean preambleOnly = true;
             for (int i = 0, n = 1 + random.nextInt(200); i < n; i++) {
-                junk.write(random.nextInt(256));
+                int b = random.nextInt(256);
+                preambleOnly &= b == ':' || b == '\r' || b == '\n';
+                junk.write(b);
             }
             junk.writeBytes("\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            if (preambleOnly) {
+                junk.writeBytes(get("/health"));
+            }
             return junk.toByteArray();
         }
 
