@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Decides where the data of a distribution key (a device, or {@code tenant/device}) is read: the
@@ -49,7 +50,7 @@ public final class SeriesRouting {
     private final String inputTopic;
     private final long maxStandbyLag;
     private final AtomicInteger partitionCount = new AtomicInteger();
-    private final Object lagsLock = new Object();
+    private final ReentrantLock lagsLock = new ReentrantLock();
     private volatile Map<String, Map<Integer, LagInfo>> lags = Map.of();
     private volatile long lagsFetchedNanos;
     private volatile boolean lagsFetched;
@@ -143,12 +144,23 @@ public final class SeriesRouting {
         return lag == null || lag.offsetLag() > maxStandbyLag ? OptionalLong.empty() : OptionalLong.of(lag.offsetLag());
     }
 
-    /** All local lags, fetched at most once per {@link #LAG_TTL_MS} whatever the number of requests. */
+    /**
+     * All local lags, fetched at most once per {@link #LAG_TTL_MS} whatever the number of requests. Once known, the
+     * request that finds them expired fetches them again while the others go on with the lags of a moment ago
+     * instead of all waiting for the broker's answer; only the first lookup waits.
+     */
     private Map<String, Map<Integer, LagInfo>> localLags() {
         if (lagsFetched && System.nanoTime() - lagsFetchedNanos < LAG_TTL_MS * 1_000_000) {
             return lags;
         }
-        synchronized (lagsLock) {
+        if (lagsFetched) {
+            if (!lagsLock.tryLock()) {
+                return lags;
+            }
+        } else {
+            lagsLock.lock();
+        }
+        try {
             if (lagsFetched && System.nanoTime() - lagsFetchedNanos < LAG_TTL_MS * 1_000_000) {
                 return lags;
             }
@@ -161,6 +173,8 @@ public final class SeriesRouting {
             lagsFetchedNanos = System.nanoTime();
             lagsFetched = true;
             return lags;
+        } finally {
+            lagsLock.unlock();
         }
     }
 }

@@ -68,18 +68,37 @@ final class BatchBuilder {
         return count;
     }
 
+    /** The bytes the batch takes so far, its header included. */
+    int size() {
+        return size;
+    }
+
+    /** Empty again, keeping the buffer (a builder that a thread reuses for batch after batch). */
+    void reset() {
+        size = HEADER_BYTES;
+        count = 0;
+    }
+
     /** The serialized batch, exactly as long as its records (not copied when the buffer was sized exactly). */
     byte[] toBytes() {
+        writeCount();
+        return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
+    }
+
+    /**
+     * The batch, for RocksDB to write (the caller closes it); the builder may be {@link #reset} and reused after
+     * (RocksDB copies the bytes; the copy made here is of the batch's length, as its constructor takes a whole array).
+     */
+    WriteBatch build() {
+        writeCount();
+        return new WriteBatch(Arrays.copyOf(bytes, size));
+    }
+
+    private void writeCount() {
         bytes[8] = (byte) count;
         bytes[9] = (byte) (count >>> 8);
         bytes[10] = (byte) (count >>> 16);
         bytes[11] = (byte) (count >>> 24);
-        return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
-    }
-
-    /** The batch, for RocksDB to write (the caller closes it). */
-    WriteBatch build() {
-        return new WriteBatch(toBytes());
     }
 
     private void writeHead(byte type, int columnFamily, byte[] key) {

@@ -21,13 +21,14 @@ final class SeriesBuffer {
     final byte[] prefix;
     boolean dirty;
 
-    /** The newest reading's timestamp and raw row; NONE/null if the series has none. */
+    /** The newest reading's timestamp; NONE if the series has none. */
     long latestMillis = NONE;
-    byte[] latestRow;
+    /** Whether the latest reading changed since the last flush; then it is the row in slot {@link #latestSlot}. */
     boolean latestDirty;
+    private int latestSlot;
 
-    /** Raw rows written since the last flush, in the order written (a correction replaces in place). */
-    final TimedValues rows = new TimedValues();
+    /** Raw rows written since the last flush, in the order written (a correction replaces in place); bytes in the store's arena. */
+    final TimedRows rows = new TimedRows();
 
     /** Per resolution: the current bucket, and the dirty buckets it replaced since the last flush. */
     private final Bucket[] current = new Bucket[RollupStep.values().length];
@@ -95,15 +96,17 @@ final class SeriesBuffer {
         void accept(long start, byte[] value);
     }
 
-    void setLatest(long epochMillis, byte[] row) {
+    /** The reading of the row in {@code slot} of {@link #rows} is the series' latest. */
+    void setLatest(long epochMillis, int slot) {
         latestMillis = epochMillis;
-        latestRow = row;
+        latestSlot = slot;
         latestDirty = true;
     }
 
-    /** The {@code LatestReading} bytes: the timestamp, then the row. */
-    byte[] latestValue() {
-        return ByteBuffer.allocate(8 + latestRow.length).putLong(latestMillis).put(latestRow).array();
+    /** The {@code LatestReading} bytes of a dirty latest reading: the timestamp, then the row (from {@code arena}). */
+    byte[] latestValue(RowArena arena) {
+        int length = rows.length(latestSlot);
+        return ByteBuffer.allocate(8 + length).putLong(latestMillis).put(arena.bytes(), rows.offset(latestSlot), length).array();
     }
 
     /** After a flush: nothing pending, what is known stays known. */

@@ -124,6 +124,40 @@ class SeriesStoreTest {
     }
 
     @Test
+    void aLargeCommitIsAppliedInSeveralBatchesAllAtTheCommitReportAndAllOfItSurvivesACrashAfterIt() {
+        SeriesStore store = SeriesStore.open(spec(), dir.toFile());
+        Map<String, String> tags = Map.of("site", "a".repeat(60));
+        int series = 300;
+        int readings = 20;
+        for (int s = 0; s < series; s++) {
+            byte[] prefix = ("dev-" + s + "#temp#").getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < readings; i++) {
+                long millis = T0 + i * 1_000L;
+                store.ingest(RowKey.withTimestamp(prefix, millis), millis, new RawRow(s + i / 100.0, tags).toBytes(), s + i / 100.0);
+            }
+        }
+        store.flush(NOWHERE);
+        assertThat(store.sentBatches()).as("batches of at most %d bytes", SeriesStore.FLUSH_BATCH_BYTES).isGreaterThan(1);
+        byte[] first = RowKey.withTimestamp("dev-0#temp#".getBytes(StandardCharsets.UTF_8), T0);
+        assertThat(store.get(Table.RAW, first)).as("no batch is applied before the report").isNull();
+        commit(store, 12L);
+        store.closeAsInACrash();
+        try (SeriesStore reopened = SeriesStore.open(spec(), dir.toFile())) {
+            for (int s = 0; s < series; s++) {
+                byte[] prefix = ("dev-" + s + "#temp#").getBytes(StandardCharsets.UTF_8);
+                for (int i = 0; i < readings; i++) {
+                    byte[] row = reopened.get(Table.RAW, RowKey.withTimestamp(prefix, T0 + i * 1_000L));
+                    assertThat(row).as("series %d reading %d", s, i).isNotNull();
+                    assertThat(RawRow.fromBytes(row).value()).isEqualTo(s + i / 100.0);
+                }
+                Rollup minute = Rollup.fromBytes(reopened.get(Table.MINUTE, RowKey.withTimestamp(prefix, RollupStep.MINUTE.bucketStart(T0))));
+                assertThat(minute.count()).as("series %d", s).isEqualTo(readings);
+            }
+            assertThat(reopened.committedOffset(Table.RAW)).isEqualTo(12L);
+        }
+    }
+
+    @Test
     void aRangeOfOneSeriesReadsOnlyThePartitionsThatOverlapIt() {
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
             for (int day = 0; day < 5; day++) {
