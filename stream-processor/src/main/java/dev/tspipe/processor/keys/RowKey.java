@@ -122,12 +122,23 @@ public record RowKey(SeriesId series, long epochMillis) {
         return key;
     }
 
+    /** Writes the {@value #TIMESTAMP_DIGITS} digits of a key's reversed timestamp at {@code out[at]} (what {@link #withTimestamp} appends). */
+    public static void writeTimestamp(long epochMillis, byte[] out, int at) {
+        requireTimestamp(epochMillis);
+        writeReversedTimestamp(epochMillis, out, at);
+    }
+
     /** The series prefix of an encoded row key: the key without its reversed timestamp. */
     public static byte[] seriesPrefixOf(byte[] rowKey) {
+        return Arrays.copyOf(rowKey, seriesPrefixLength(rowKey));
+    }
+
+    /** The length of an encoded row key's series prefix (the key without its reversed timestamp). */
+    public static int seriesPrefixLength(byte[] rowKey) {
         if (rowKey.length <= TIMESTAMP_DIGITS) {
             throw new MalformedKeyException(rowKey.length, "a row key is longer than its " + TIMESTAMP_DIGITS + "-digit timestamp");
         }
-        return Arrays.copyOf(rowKey, rowKey.length - TIMESTAMP_DIGITS);
+        return rowKey.length - TIMESTAMP_DIGITS;
     }
 
     /** Encodes a rollup bucket's key: the same layout, with the bucket's start as timestamp. */

@@ -1,5 +1,6 @@
 package dev.tspipe.processor.store;
 
+import dev.tspipe.processor.keys.RowKey;
 import org.rocksdb.WriteBatch;
 
 import java.util.Arrays;
@@ -53,6 +54,27 @@ final class BatchBuilder {
     void put(int columnFamily, byte[] key, byte[] source, int offset, int length) {
         ensure(encodedLength(columnFamily, key.length, length));
         writeHead(columnFamily == 0 ? TYPE_VALUE : TYPE_COLUMN_FAMILY_VALUE, columnFamily, key);
+        writeVarint(length);
+        System.arraycopy(source, offset, bytes, size, length);
+        size += length;
+    }
+
+    /**
+     * Adds a put of the row key {@code seriesPrefix} + reversed {@code epochMillis} ({@code RowKey.withTimestamp}, written
+     * here instead of into an array of its own) to {@code length} bytes of {@code source} from {@code offset}.
+     */
+    void putRow(int columnFamily, byte[] seriesPrefix, long epochMillis, byte[] source, int offset, int length) {
+        int keyLength = seriesPrefix.length + RowKey.TIMESTAMP_DIGITS;
+        ensure(encodedLength(columnFamily, keyLength, length));
+        bytes[size++] = columnFamily == 0 ? TYPE_VALUE : TYPE_COLUMN_FAMILY_VALUE;
+        if (columnFamily != 0) {
+            writeVarint(columnFamily);
+        }
+        writeVarint(keyLength);
+        System.arraycopy(seriesPrefix, 0, bytes, size, seriesPrefix.length);
+        RowKey.writeTimestamp(epochMillis, bytes, size + seriesPrefix.length);
+        size += keyLength;
+        count++;
         writeVarint(length);
         System.arraycopy(source, offset, bytes, size, length);
         size += length;

@@ -12,7 +12,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -104,7 +103,7 @@ public final class SeriesStore implements AutoCloseable {
     private final Map<Table, TreeMap<Long, Partition>> partitions = new EnumMap<>(Table.class);
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Set<PartitionIterator> iterators = ConcurrentHashMap.newKeySet();
-    private final Map<Bytes, SeriesBuffer> series = new HashMap<>();
+    private final SeriesTable series = new SeriesTable();
     private final List<SeriesBuffer> dirty = new ArrayList<>();
     /** The bytes of the dirty series' raw rows. */
     private final RowArena arena = new RowArena();
@@ -294,8 +293,7 @@ public final class SeriesStore implements AutoCloseable {
         if (!sent.isEmpty()) {
             applySentWithoutOffsets();
         }
-        byte[] prefix = RowKey.seriesPrefixOf(rowKey);
-        SeriesBuffer buffer = buffer(prefix);
+        SeriesBuffer buffer = buffer(rowKey);
         long newest = buffer.latestMillis;
         boolean exists;
         double oldValue = Double.NaN;
@@ -380,16 +378,16 @@ public final class SeriesStore implements AutoCloseable {
         return bucket;
     }
 
-    private SeriesBuffer buffer(byte[] prefix) {
-        Bytes key = Bytes.wrap(prefix);
-        SeriesBuffer buffer = series.get(key);
+    private SeriesBuffer buffer(byte[] rowKey) {
+        SeriesBuffer buffer = series.get(rowKey);
         if (buffer == null) {
+            byte[] prefix = RowKey.seriesPrefixOf(rowKey);
             buffer = new SeriesBuffer(prefix);
             byte[] latest = get(Table.LATEST, prefix);
             if (latest != null) {
                 buffer.latestMillis = ByteBuffer.wrap(latest).getLong();
             }
-            series.put(key, buffer);
+            series.add(buffer);
         }
         return buffer;
     }
@@ -599,8 +597,9 @@ public final class SeriesStore implements AutoCloseable {
             if (isExpired(table, row.epochMillis())) {
                 continue;
             }
-            put(batch, partitionForWrite(table, row.epochMillis()).columnFamilyId, RowKey.withTimestamp(prefix, row.epochMillis()),
+            batch.putRow(partitionForWrite(table, row.epochMillis()).columnFamilyId, prefix, row.epochMillis(),
                     row.source(), row.offset(), row.length());
+            rollOver(batch);
             live.add(row);
             newest = Math.max(newest, row.epochMillis());
         }
@@ -622,6 +621,10 @@ public final class SeriesStore implements AutoCloseable {
 
     private void put(BatchBuilder batch, int columnFamily, byte[] key, byte[] source, int offset, int length) {
         batch.put(columnFamily, key, source, offset, length);
+        rollOver(batch);
+    }
+
+    private void rollOver(BatchBuilder batch) {
         if (batch.size() >= FLUSH_BATCH_BYTES) {
             sent.add(batch.build());
             batch.reset();

@@ -1,5 +1,6 @@
 package dev.tspipe.processor.store;
 
+import dev.tspipe.processor.keys.RowKey;
 import org.junit.jupiter.api.Test;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -39,8 +40,11 @@ class BatchBuilderTest {
         RocksDB.loadLibrary();
         long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
         Random random = new Random(seed);
+        BatchBuilder reused = new BatchBuilder(1_000);
         for (int round = 0; round < 50; round++) {
-            BatchBuilder builder = new BatchBuilder(random.nextInt(100_000));
+            // A new builder, or one that earlier rounds built batches with (a flush reuses the thread's).
+            BatchBuilder builder = random.nextBoolean() ? new BatchBuilder(random.nextInt(100_000)) : reused;
+            builder.reset();
             List<Put> puts = new ArrayList<>();
             int n = random.nextInt(2_000);
             for (int i = 0; i < n; i++) {
@@ -50,6 +54,14 @@ class BatchBuilderTest {
                 byte[] value = random.nextInt(5) == 0 ? null : bytes(random, random.nextInt(random.nextInt(10) == 0 ? 20_000 : 200));
                 if (value == null) {
                     builder.delete(cf, key);
+                } else if (random.nextInt(3) == 0) {
+                    // A row key written from its series prefix and timestamp.
+                    byte[] prefix = bytes(random, 1 + random.nextInt(100));
+                    long millis = random.nextLong(RowKey.MAX_EPOCH_MILLIS + 1);
+                    key = RowKey.withTimestamp(prefix, millis);
+                    byte[] source = new byte[value.length + 5];
+                    System.arraycopy(value, 0, source, 5, value.length);
+                    builder.putRow(cf, prefix, millis, source, 5, value.length);
                 } else if (random.nextBoolean()) {
                     builder.put(cf, key, value);
                 } else {

@@ -1,0 +1,91 @@
+package dev.tspipe.processor.store;
+
+import dev.tspipe.processor.keys.RowKey;
+import java.util.Arrays;
+
+/**
+ * A store's series buffers by series prefix, looked up straight from a row key (its bytes before the reversed
+ * timestamp): no copy of the prefix and no wrapper object per reading, as a {@code HashMap<Bytes, SeriesBuffer>}
+ * needed. Open addressing with linear probing over a power-of-two table, at most half full. Only the stream thread
+ * touches it.
+ */
+final class SeriesTable {
+
+    private SeriesBuffer[] slots = new SeriesBuffer[1024];
+    private int[] hashes = new int[1024];
+    private int size;
+
+    /** The buffer of the series of {@code rowKey}, or null. */
+    SeriesBuffer get(byte[] rowKey) {
+        int length = RowKey.seriesPrefixLength(rowKey);
+        int hash = hash(rowKey, length);
+        int mask = slots.length - 1;
+        for (int i = hash & mask; ; i = (i + 1) & mask) {
+            SeriesBuffer buffer = slots[i];
+            if (buffer == null) {
+                return null;
+            }
+            if (hashes[i] == hash && Arrays.equals(buffer.prefix, 0, buffer.prefix.length, rowKey, 0, length)) {
+                return buffer;
+            }
+        }
+    }
+
+    /** Adds {@code buffer}, whose series has none yet. */
+    void add(SeriesBuffer buffer) {
+        if (2 * (size + 1) > slots.length) {
+            grow();
+        }
+        insert(buffer, hash(buffer.prefix, buffer.prefix.length));
+        size++;
+    }
+
+    int size() {
+        return size;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    void clear() {
+        if (slots.length > 1024) {
+            slots = new SeriesBuffer[1024];
+            hashes = new int[1024];
+        } else {
+            Arrays.fill(slots, null);
+        }
+        size = 0;
+    }
+
+    private void grow() {
+        SeriesBuffer[] old = slots;
+        int[] oldHashes = hashes;
+        slots = new SeriesBuffer[old.length * 2];
+        hashes = new int[old.length * 2];
+        for (int i = 0; i < old.length; i++) {
+            if (old[i] != null) {
+                insert(old[i], oldHashes[i]);
+            }
+        }
+    }
+
+    private void insert(SeriesBuffer buffer, int hash) {
+        int mask = slots.length - 1;
+        int i = hash & mask;
+        while (slots[i] != null) {
+            i = (i + 1) & mask;
+        }
+        slots[i] = buffer;
+        hashes[i] = hash;
+    }
+
+    /** FNV-1a over {@code bytes[0, length)}, its bits mixed so that the low ones vary (the table masks them). */
+    private static int hash(byte[] bytes, int length) {
+        int h = 0x811C9DC5;
+        for (int i = 0; i < length; i++) {
+            h = (h ^ bytes[i]) * 0x01000193;
+        }
+        return h ^ (h >>> 16);
+    }
+}
