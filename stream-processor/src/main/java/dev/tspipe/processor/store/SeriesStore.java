@@ -110,9 +110,9 @@ public final class SeriesStore implements AutoCloseable {
     private static final RollupStep[] STEPS = RollupStep.values();
     /**
      * The largest batch a flush hands to RocksDB. Batches are copied once into an array of their length (the
-     * constructor RocksDB offers), and an array of half a G1 region or more (512 KiB in a heap of 1 GiB) is a
-     * humongous object, each of which started a concurrent collection cycle: a commit of one large batch did so
-     * every time (measured: a quarter of the node's young pauses under a steady ingest).
+     * constructor RocksDB offers); an array of half a G1 region or more (512 KiB in a heap of 1 GiB) would be a
+     * humongous object, allocated straight into the old generation (one batch per flush made two such arrays per
+     * commit of each busy task: docs/storage.md, "The write path").
      */
     static final int FLUSH_BATCH_BYTES = 256 * 1024;
     /** The buffer that a thread's flushes assemble their batches in, one after the other (a flush runs on one thread). */
