@@ -7,7 +7,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +38,40 @@ public final class CatchUpMonitor {
      * How far a group got: {@code committed} input records (the input has no transactions, so
      * offsets count records) of {@code total}, seen at {@code nanoTime}.
      */
-    public record Progress(long nanoTime, long committed, long total, boolean complete) {
+    public record Progress(long nanoTime, long committed, long total, boolean complete, List<Sample> samples) {
+    }
+
+    /** The input records the group had committed at {@code nanoTime}, one per poll. */
+    public record Sample(long nanoTime, long committed) {
+    }
+
+    /** Seconds from {@code startNanos} to the first poll that saw anything committed; NaN if none did. */
+    public static double secondsToFirstCommit(List<Sample> samples, long startNanos) {
+        for (Sample sample : samples) {
+            if (sample.committed() > 0) {
+                return (sample.nanoTime() - startNanos) / 1e9;
+            }
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * The group's rate over the tenth of the input that {@code tenth} (0 to 9) names: committed records between the
+     * first polls that saw {@code tenth / 10} and {@code (tenth + 1) / 10} of {@code total}, over the time between
+     * them (committed offsets move once per commit interval, so a tenth should span several). NaN if the samples do
+     * not reach both.
+     */
+    public static double rateOfTenth(List<Sample> samples, long total, int tenth) {
+        Sample from = null;
+        for (Sample sample : samples) {
+            if (from == null && sample.committed() >= total * tenth / 10) {
+                from = sample;
+            }
+            if (from != null && sample.committed() >= total * (tenth + 1) / 10 && sample.nanoTime() > from.nanoTime()) {
+                return (sample.committed() - from.committed()) / ((sample.nanoTime() - from.nanoTime()) / 1e9);
+            }
+        }
+        return Double.NaN;
     }
 
     /**
@@ -46,15 +81,18 @@ public final class CatchUpMonitor {
      */
     public Progress awaitCaughtUp(String groupId, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        List<Sample> samples = new ArrayList<>();
+        samples.add(new Sample(System.nanoTime(), 0));
         while (true) {
-            if (caughtUp(groupId)) {
+            if (caughtUp(groupId, samples)) {
                 long now = System.nanoTime();
                 long total = total();
-                return new Progress(now, total, total, true);
+                samples.add(new Sample(now, total));
+                return new Progress(now, total, total, true, samples);
             }
             if (System.nanoTime() >= deadline) {
                 long now = System.nanoTime();
-                return new Progress(now, Offsets.committed(admin, groupId, inputTopic), total(), false);
+                return new Progress(now, Offsets.committed(admin, groupId, inputTopic), total(), false, samples);
             }
             try {
                 Thread.sleep(POLL.toMillis());
@@ -69,10 +107,13 @@ public final class CatchUpMonitor {
         return Offsets.endOffsets(admin, inputTopic).values().stream().mapToLong(Long::longValue).sum();
     }
 
-    private boolean caughtUp(String groupId) {
+    private boolean caughtUp(String groupId, List<Sample> samples) {
         try {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(groupId)
                     .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+            samples.add(new Sample(System.nanoTime(), committed.entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(inputTopic) && e.getValue() != null)
+                    .mapToLong(e -> e.getValue().offset()).sum()));
             Map<TopicPartition, OffsetSpec> request = new HashMap<>();
             committed.keySet().forEach(tp -> request.put(tp, OffsetSpec.latest()));
             Map<TopicPartition, Long> inputEnds = Offsets.endOffsets(admin, inputTopic);

@@ -187,6 +187,12 @@ public final class EndToEndBenchmark {
             figures.put("readingsCommitted", progress.committed());
             figures.put("catchUpSeconds", seconds(end - start));
             figures.put("catchUpReadingsPerSecond", perSecond(progress.committed(), end - start));
+            // Start-up (the group's first rebalance, task creation) and the first commit interval are in the catch-up.
+            double firstCommit = CatchUpMonitor.secondsToFirstCommit(progress.samples(), start);
+            figures.put("secondsToFirstCommit", Double.isNaN(firstCommit) ? null : round(firstCommit, 2));
+            // Whether the cost grows with the data: the rate over the input's first and last tenth.
+            figures.put("catchUpFirstTenthReadingsPerSecond", rounded(CatchUpMonitor.rateOfTenth(progress.samples(), progress.total(), 0)));
+            figures.put("catchUpLastTenthReadingsPerSecond", rounded(CatchUpMonitor.rateOfTenth(progress.samples(), progress.total(), 9)));
             figures.put("cpuSeconds", seconds(nodeCpuUsed));
             figures.put("cpuMicrosPerReading", round(nodeCpuUsed / 1_000.0 / Math.max(1, progress.committed()), 2));
             figures.put("brokerCpuSeconds", seconds(harnessCpuUsed));
@@ -227,6 +233,11 @@ public final class EndToEndBenchmark {
         } finally {
             node.close();
         }
+    }
+
+    /** A rate rounded to a whole number, or null when it could not be measured (NaN). */
+    private static Long rounded(double rate) {
+        return Double.isNaN(rate) ? null : Math.round(rate);
     }
 
     private Map<String, Object> queries(Context context, NodeProcess owner, String applicationId, int ownerPort, InputData input) {

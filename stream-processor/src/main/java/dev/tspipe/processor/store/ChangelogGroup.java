@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongPredicate;
 
 /**
  * The changelog record of a grouped table ({@link Table#grouped()}): the rows one commit wrote for one
@@ -60,6 +61,41 @@ final class ChangelogGroup {
                 buffer.putLong(row.epochMillis).putInt(row.length).put(row.source, row.offset, row.length);
             }
             values.add(buffer.array());
+            start = end;
+        }
+        return values;
+    }
+
+    /**
+     * As {@link #encode(List)}, for the raw rows a series buffered ({@code rows}, their bytes in {@code arena}), in the
+     * buffer's order; rows whose timestamp {@code leftOut} accepts are not written. No object per row.
+     */
+    static List<byte[]> encode(TimedRows rows, byte[] arena, LongPredicate leftOut) {
+        List<byte[]> values = new ArrayList<>(1);
+        int start = 0;
+        while (start < rows.size()) {
+            int size = 1;
+            int end = start;
+            boolean any = false;
+            for (; end < rows.size(); end++) {
+                if (leftOut.test(rows.millis(end))) {
+                    continue;
+                }
+                if (any && size + ROW_OVERHEAD + rows.length(end) > MAX_VALUE_BYTES) {
+                    break;
+                }
+                size += ROW_OVERHEAD + rows.length(end);
+                any = true;
+            }
+            if (any) {
+                ByteBuffer buffer = ByteBuffer.allocate(size).put(VERSION);
+                for (int i = start; i < end; i++) {
+                    if (!leftOut.test(rows.millis(i))) {
+                        buffer.putLong(rows.millis(i)).putInt(rows.length(i)).put(arena, rows.offset(i), rows.length(i));
+                    }
+                }
+                values.add(buffer.array());
+            }
             start = end;
         }
         return values;

@@ -47,7 +47,7 @@ final class RowArena {
     }
 
     /** Whether the row at {@code offset} of {@code length} bytes equals {@code row}. */
-    boolean equals(int offset, int length, byte[] row) {
+    boolean sameBytes(int offset, int length, byte[] row) {
         return Arrays.equals(bytes, offset, offset + length, row, 0, row.length);
     }
 

@@ -101,6 +101,8 @@ public final class SeriesStore implements AutoCloseable {
     private final List<ColumnFamilyHandle> metaHandles = new ArrayList<>();
     private final ColumnFamilyHandle meta;
     private final Map<Table, TreeMap<Long, Partition>> partitions = new EnumMap<>(Table.class);
+    /** Per table, the partition the last write went to (writes come in runs of one partition; the writing thread's). */
+    private final Partition[] lastWritten = new Partition[Table.values().length];
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Set<PartitionIterator> iterators = ConcurrentHashMap.newKeySet();
     private final SeriesTable series = new SeriesTable();
@@ -300,7 +302,7 @@ public final class SeriesStore implements AutoCloseable {
         int buffered = buffer.rows.slotOf(epochMillis);
         if (buffered >= 0) {
             int offset = buffer.rows.offset(buffered);
-            if (arena.equals(offset, buffer.rows.length(buffered), row)) {
+            if (arena.sameBytes(offset, buffer.rows.length(buffered), row)) {
                 return Outcome.DUPLICATE;
             }
             exists = true;
@@ -421,11 +423,7 @@ public final class SeriesStore implements AutoCloseable {
         try {
             List<ChangelogGroup.Row> group = new ArrayList<>();
             for (SeriesBuffer buffer : dirty) {
-                group.clear();
-                for (int i = 0; i < buffer.rows.size(); i++) {
-                    group.add(new ChangelogGroup.Row(buffer.rows.millis(i), arena.bytes(), buffer.rows.offset(i), buffer.rows.length(i)));
-                }
-                writeGroup(batch, changelog, Table.RAW, buffer.prefix, group);
+                writeRawRows(batch, changelog, buffer);
                 group.clear();
                 buffer.forEachDirtyBucket(RollupStep.MINUTE, (start, value) -> group.add(new ChangelogGroup.Row(start, value)));
                 writeGroup(batch, changelog, Table.MINUTE, buffer.prefix, group);
@@ -582,6 +580,29 @@ public final class SeriesStore implements AutoCloseable {
     /** Bytes buffered since the last commit (Kafka Streams commits early above {@code statestore.uncommitted.max.bytes}). */
     public long uncommittedBytes() {
         return pendingBytes;
+    }
+
+    /** As {@link #writeGroup} for a series' buffered raw rows, straight from the arena. */
+    private void writeRawRows(BatchBuilder batch, Changelog changelog, SeriesBuffer buffer) throws RocksDBException {
+        TimedRows rows = buffer.rows;
+        byte[] bytes = arena.bytes();
+        long newest = Long.MIN_VALUE;
+        // Rows come oldest first (arrival order); their keys (reversed timestamps) ascend newest first.
+        for (int i = rows.size() - 1; i >= 0; i--) {
+            long millis = rows.millis(i);
+            if (isExpired(Table.RAW, millis)) {
+                continue;
+            }
+            batch.putRow(partitionForWrite(Table.RAW, millis).columnFamilyId, buffer.prefix, millis, bytes, rows.offset(i), rows.length(i));
+            rollOver(batch);
+            newest = Math.max(newest, millis);
+        }
+        if (newest == Long.MIN_VALUE) {
+            return;
+        }
+        for (byte[] value : ChangelogGroup.encode(rows, bytes, millis -> isExpired(Table.RAW, millis))) {
+            changelog.send(Table.RAW, buffer.prefix, value, newest);
+        }
     }
 
     private void writeGroup(BatchBuilder batch, Changelog changelog, Table table, byte[] prefix, List<ChangelogGroup.Row> rows)
@@ -886,9 +907,14 @@ public final class SeriesStore implements AutoCloseable {
 
     private Partition partitionForWrite(Table table, long millis) throws RocksDBException {
         long id = spec.partitionOf(table, millis);
+        Partition last = lastWritten[table.ordinal()];
+        if (last != null && last.id == id) {
+            return last;
+        }
         TreeMap<Long, Partition> ofTable = partitions.get(table);
         Partition partition = ofTable.get(id);
         if (partition != null) {
+            lastWritten[table.ordinal()] = partition;
             return partition;
         }
         lock.writeLock().lock();
@@ -904,6 +930,7 @@ public final class SeriesStore implements AutoCloseable {
                 ofTable.put(id, partition);
                 RocksDbMemory.register(partition);
             }
+            lastWritten[table.ordinal()] = partition;
             return partition;
         } finally {
             lock.writeLock().unlock();
@@ -938,6 +965,9 @@ public final class SeriesStore implements AutoCloseable {
                     db.dropColumnFamily(partition.handle);
                     partition.handle.close();
                     ofTable.remove(partition.id);
+                    if (lastWritten[table.ordinal()] == partition) {
+                        lastWritten[table.ordinal()] = null;
+                    }
                     LOG.info("Dropped expired partition {} of the series store in {} (stream time {})", partition.name(), dir, time);
                 }
             } catch (RocksDBException e) {
@@ -1014,6 +1044,7 @@ public final class SeriesStore implements AutoCloseable {
                 partition.handle.close();
             }
             partitions.values().forEach(Map::clear);
+            Arrays.fill(lastWritten, null);
             metaHandles.forEach(ColumnFamilyHandle::close);
             db.close();
             closeOptions();
