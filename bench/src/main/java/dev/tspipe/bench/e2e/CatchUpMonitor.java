@@ -62,14 +62,19 @@ public final class CatchUpMonitor {
      * not reach both.
      */
     public static double rateOfTenth(List<Sample> samples, long total, int tenth) {
+        long start = total * tenth / 10;
+        long end = total * (tenth + 1) / 10;
         Sample from = null;
+        Sample before = null;
         for (Sample sample : samples) {
-            if (from == null && sample.committed() >= total * tenth / 10) {
-                from = sample;
+            if (from == null && sample.committed() >= start) {
+                // A commit that took the group past the whole tenth at once: measure from the poll before it.
+                from = sample.committed() >= end && before != null ? before : sample;
             }
-            if (from != null && sample.committed() >= total * (tenth + 1) / 10 && sample.nanoTime() > from.nanoTime()) {
+            if (from != null && sample.committed() >= end && sample.nanoTime() > from.nanoTime()) {
                 return (sample.committed() - from.committed()) / ((sample.nanoTime() - from.nanoTime()) / 1e9);
             }
+            before = sample;
         }
         return Double.NaN;
     }

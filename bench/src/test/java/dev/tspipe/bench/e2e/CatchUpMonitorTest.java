@@ -31,6 +31,13 @@ class CatchUpMonitorTest {
     }
 
     @Test
+    void aCommitThatCoversAWholeTenthIsMeasuredFromThePollBeforeIt() {
+        // The last commit takes the group from 850 to 1,000 in one step, seen at 9 s; the poll before it was at 8 s.
+        List<CatchUpMonitor.Sample> samples = List.of(at(0, 0), at(4, 400), at(8, 850), at(9, 1_000), at(9.1, 1_000));
+        assertThat(CatchUpMonitor.rateOfTenth(samples, 1_000, 9)).isCloseTo(150.0, within(1e-9));
+    }
+
+    @Test
     void aTenthTheSamplesDoNotReachHasNoRate() {
         List<CatchUpMonitor.Sample> samples = List.of(at(0, 0), at(1, 500));
         assertThat(CatchUpMonitor.rateOfTenth(samples, 1_000, 9)).isNaN();
