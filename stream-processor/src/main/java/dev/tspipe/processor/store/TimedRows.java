@@ -3,59 +3,21 @@ package dev.tspipe.processor.store;
 import java.util.Arrays;
 
 /**
- * The raw rows one series buffered since the last flush ({@link SeriesBuffer}): per row its timestamp and where
- * its bytes are in the store's {@link RowArena}, in the order first put (a correction replaces in place). Few, mostly
- * in time order: parallel arrays of primitives, so that buffering a row writes no reference into this long-lived
- * object, and a lookup past the newest timestamp put is answered without a scan. Only the stream thread touches it.
+ * The raw rows one series buffered since the last flush ({@link SeriesBuffer}): per slot where the row's bytes are
+ * in the store's {@link RowArena} (a correction replaces in place). Arrays of primitives only, so that buffering a row
+ * writes no reference into this long-lived object.
  */
-final class TimedRows {
+final class TimedRows extends TimedSlots {
 
-    private static final long NONE = Long.MIN_VALUE;
-
-    private long[] millis = new long[4];
     private int[] offsets = new int[4];
     private int[] lengths = new int[4];
-    private int count;
-    private long newest = NONE;
 
-    /** The slot of the row at {@code at}, or -1. */
-    int slotOf(long at) {
-        if (count == 0 || at > newest) {
-            return -1;
-        }
-        for (int i = count - 1; i >= 0; i--) {
-            if (millis[i] == at) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** Puts the row at {@code at} (its bytes at {@code offset} in the arena): in the slot {@code at} already has, else at the end. Returns the slot. */
+    /** Puts the row at {@code at} (its bytes at {@code offset} in the arena); returns its slot. */
     int put(long at, int offset, int length) {
-        int slot = slotOf(at);
-        if (slot < 0) {
-            if (count == millis.length) {
-                millis = Arrays.copyOf(millis, count * 2);
-                offsets = Arrays.copyOf(offsets, count * 2);
-                lengths = Arrays.copyOf(lengths, count * 2);
-            }
-            slot = count++;
-            millis[slot] = at;
-            newest = Math.max(newest, at);
-        }
+        int slot = slotFor(at);
         offsets[slot] = offset;
         lengths[slot] = length;
         return slot;
-    }
-
-    /** Slots in the order first put. */
-    int size() {
-        return count;
-    }
-
-    long millis(int slot) {
-        return millis[slot];
     }
 
     int offset(int slot) {
@@ -66,8 +28,9 @@ final class TimedRows {
         return lengths[slot];
     }
 
-    void clear() {
-        count = 0;
-        newest = NONE;
+    @Override
+    void grow(int capacity) {
+        offsets = Arrays.copyOf(offsets, capacity);
+        lengths = Arrays.copyOf(lengths, capacity);
     }
 }

@@ -3,18 +3,12 @@ package dev.tspipe.processor.store;
 import java.util.Arrays;
 
 /**
- * Values by timestamp in the order they were first put, for the buffers of one series ({@link SeriesBuffer}): its raw
- * rows and its parked buckets since the last flush. Few, mostly in time order: parallel arrays, no boxing, and a
- * lookup past the newest timestamp put is answered without a scan. Only the stream thread touches it.
+ * Values by timestamp in the order they were first put, for the parked buckets of one series ({@link SeriesBuffer}):
+ * few, written when a bucket is replaced by the next (once a minute at most per series and resolution).
  */
-final class TimedValues {
+final class TimedValues extends TimedSlots {
 
-    private static final long NONE = Long.MIN_VALUE;
-
-    private long[] millis = new long[4];
     private byte[][] values = new byte[4][];
-    private int count;
-    private long newest = NONE;
 
     /** The value at {@code at}, or null (never put, or taken). */
     byte[] get(long at) {
@@ -24,19 +18,8 @@ final class TimedValues {
 
     /** Puts {@code value} at {@code at}: in the slot {@code at} already has (a correction keeps its place), else at the end. */
     void put(long at, byte[] value) {
-        int slot = slotOf(at);
-        if (slot >= 0) {
-            values[slot] = value;
-            return;
-        }
-        if (count == millis.length) {
-            millis = Arrays.copyOf(millis, count * 2);
-            values = Arrays.copyOf(values, count * 2);
-        }
-        millis[count] = at;
-        values[count] = value;
-        count++;
-        newest = Math.max(newest, at);
+        int slot = slotFor(at);    // first: it may grow (replace) the array
+        values[slot] = value;
     }
 
     /** The value at {@code at}, removed (its slot stays, empty), or null. */
@@ -50,34 +33,19 @@ final class TimedValues {
         return value;
     }
 
-    /** Slots in the order first put; {@link #value} is null for a taken one. */
-    int size() {
-        return count;
-    }
-
-    long millis(int slot) {
-        return millis[slot];
-    }
-
+    /** The value of a slot; null for a taken one. */
     byte[] value(int slot) {
         return values[slot];
     }
 
-    void clear() {
-        Arrays.fill(values, 0, count, null);
-        count = 0;
-        newest = NONE;
+    @Override
+    void grow(int capacity) {
+        values = Arrays.copyOf(values, capacity);
     }
 
-    private int slotOf(long at) {
-        if (count == 0 || at > newest) {
-            return -1;
-        }
-        for (int i = count - 1; i >= 0; i--) {
-            if (millis[i] == at) {
-                return i;
-            }
-        }
-        return -1;
+    @Override
+    void clear() {
+        Arrays.fill(values, 0, size(), null);
+        super.clear();
     }
 }
