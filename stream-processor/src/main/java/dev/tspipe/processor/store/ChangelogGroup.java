@@ -32,16 +32,8 @@ final class ChangelogGroup {
     private ChangelogGroup() {
     }
 
-    /** One row of a group: its value is {@code length} bytes of {@code source} from {@code offset}. */
-    record Row(long epochMillis, byte[] source, int offset, int length) {
-        Row(long epochMillis, byte[] value) {
-            this(epochMillis, value, 0, value.length);
-        }
-
-        /** The value (a copy when it is part of a larger array). */
-        byte[] value() {
-            return offset == 0 && length == source.length ? source : Arrays.copyOfRange(source, offset, offset + length);
-        }
+    /** One row of a group. */
+    record Row(long epochMillis, byte[] value) {
     }
 
     /** Encodes {@code rows} as one or more record values of at most {@link #MAX_VALUE_BYTES} (one row alone may be larger). */
@@ -51,14 +43,14 @@ final class ChangelogGroup {
         while (start < rows.size()) {
             int size = 1;
             int end = start;
-            while (end < rows.size() && (end == start || size + ROW_OVERHEAD + rows.get(end).length <= MAX_VALUE_BYTES)) {
-                size += ROW_OVERHEAD + rows.get(end).length;
+            while (end < rows.size() && (end == start || size + ROW_OVERHEAD + rows.get(end).value.length <= MAX_VALUE_BYTES)) {
+                size += ROW_OVERHEAD + rows.get(end).value.length;
                 end++;
             }
             ByteBuffer buffer = ByteBuffer.allocate(size).put(VERSION);
             for (int i = start; i < end; i++) {
                 Row row = rows.get(i);
-                buffer.putLong(row.epochMillis).putInt(row.length).put(row.source, row.offset, row.length);
+                buffer.putLong(row.epochMillis).putInt(row.value.length).put(row.value);
             }
             values.add(buffer.array());
             start = end;

@@ -619,7 +619,7 @@ public final class SeriesStore implements AutoCloseable {
                 continue;
             }
             batch.putRow(partitionForWrite(table, row.epochMillis()).columnFamilyId, prefix, row.epochMillis(),
-                    row.source(), row.offset(), row.length());
+                    row.value(), 0, row.value().length);
             rollOver(batch);
             live.add(row);
             newest = Math.max(newest, row.epochMillis());
@@ -637,11 +637,7 @@ public final class SeriesStore implements AutoCloseable {
      * crash between two of them leaves data ahead of the stored offsets, which a restore replays over harmlessly.
      */
     private void put(BatchBuilder batch, int columnFamily, byte[] key, byte[] value) {
-        put(batch, columnFamily, key, value, 0, value.length);
-    }
-
-    private void put(BatchBuilder batch, int columnFamily, byte[] key, byte[] source, int offset, int length) {
-        batch.put(columnFamily, key, source, offset, length);
+        batch.put(columnFamily, key, value);
         rollOver(batch);
     }
 
