@@ -47,6 +47,9 @@ public final class EndToEndBenchmark {
     static final String INPUT_TOPIC = "readings";
     static final String DLQ_TOPIC = "readings-dlq";
     private static final List<String> ENDPOINTS = List.of("latest", "readings?limit=100", "rollups?step=1h");
+    /** The step that measures the floor of every endpoint: {@code /health}, no store read (see {@link #queries}). */
+    private static final String FLOOR = "/health (floor)";
+    private static final List<String> STEPS = List.of(FLOOR, "latest", "readings?limit=100", "rollups?step=1h");
     /** After the ingest of the query phase stops, a node that kept up commits the rest within this (its commit interval is 1 s). */
     private static final Duration KEPT_UP_WITHIN = Duration.ofSeconds(5);
     /** How long the harness waits for a node that did not keep up to commit the rest, to say how far behind it was. */
@@ -275,6 +278,10 @@ public final class EndToEndBenchmark {
                 ownerUris.put(endpoint, local);
                 forwardedUris.put(endpoint, forwarded);
             }
+            // The floor: /health on the owner reads no store and forwards nothing, through the same HTTP stack, JVM
+            // and machine at the same moment. What it takes is what any endpoint of this node pays here before its
+            // own work (a core to run on, the node's pauses, the client), not something a store design can remove.
+            ownerUris.put(FLOOR, List.of(URI.create("http://127.0.0.1:" + ownerPort + "/health")));
             QueryLoad load = new QueryLoad();
             List<URI> everything = new ArrayList<>();
             ownerUris.values().forEach(everything::addAll);
@@ -287,8 +294,8 @@ public final class EndToEndBenchmark {
                 // Warm-up, not recorded (already under ingest): every endpoint on both instances, so that the JIT has seen each path.
                 load.run(everything, 500, Duration.ofSeconds(Math.min(5, options.querySeconds())));
                 for (int rate : options.queryRates()) {
-                    for (String endpoint : ENDPOINTS) {
-                        for (String target : List.of("owner", "forwarded")) {
+                    for (String endpoint : STEPS) {
+                        for (String target : endpoint.equals(FLOOR) ? List.of("owner") : List.of("owner", "forwarded")) {
                             String loadBefore = loadAverage();
                             List<URI> uris = target.equals("owner") ? ownerUris.get(endpoint) : forwardedUris.get(endpoint);
                             long ingestedBefore = ingest == null ? 0 : ingest.acknowledged();

@@ -79,10 +79,16 @@ class EndToEndBenchmarkTest {
 
         // Queries while fresh readings arrive: every step measured some ingest, and the node stored what was written.
         JsonNode queries = result.at("/tspipe/queries");
-        assertThat(queries.path("steps")).hasSize(6).allSatisfy(step -> {
+        // Three endpoints on the owner and forwarded, and the floor (/health) on the owner.
+        assertThat(queries.path("steps")).hasSize(7).allSatisfy(step -> {
             assertThat(step.path("requests").asLong()).isPositive();
             assertThat(step.path("ingestReadingsPerSecond").asLong()).isPositive();
         });
+        assertThat(queries.path("steps")).filteredOn(step -> step.path("endpoint").asText().startsWith("/health"))
+                .singleElement().satisfies(floor -> {
+                    assertThat(floor.path("target").asText()).isEqualTo("owner");
+                    assertThat(floor.path("errors").asLong()).isZero();
+                });
         JsonNode ingest = queries.path("ingest");
         assertThat(ingest.path("acknowledged").asLong()).isPositive();
         assertThat(ingest.path("failed").asLong()).isZero();
