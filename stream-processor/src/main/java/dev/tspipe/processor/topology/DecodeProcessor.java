@@ -17,6 +17,9 @@ import java.util.Arrays;
  * or another partition than {@link DevicePartitioner} gives its key) also gets its source
  * coordinates and original key as headers, so that they survive the repartition topic.
  *
+ * <p>An accepted reading in its place is stored right here, by the {@link IngestStep} of this node, which the series
+ * store's tables are connected to; its rejections (expired, future) leave through their own child.
+ *
  * <p>A schema registry that cannot be reached is not the record's fault: the record waits for it,
  * within the task, for up to {@code tspipe.registry.retry.ms}; after that the stream thread fails and
  * is replaced ({@link StreamThreadReplacement}), so the record is read again, never skipped.
@@ -35,9 +38,13 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
     private ReadingDecoder decoder;
     private PipelineMetrics metrics;
     private MisplacedRecords misplaced;
+    private IngestStep ingest;
 
-    /** The names of the child nodes a record is forwarded to: rejected, to re-route by device, stored here. */
-    record Children(String rejected, String elsewhere, String here) {
+    /**
+     * The names of the child nodes a record is forwarded to: rejected by decoding, to re-route by device (null: none,
+     * a misplaced record is stored here anyway), rejected by the ingest step.
+     */
+    record Children(String rejected, String elsewhere, String ingestRejected) {
     }
 
     DecodeProcessor(PipelineConfig config, boolean checkPartition, Children children) {
@@ -52,6 +59,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         this.metrics = new PipelineMetrics(context.metrics());
         this.misplaced = new MisplacedRecords(metrics);
         this.decoder = new ReadingDecoder(config);
+        this.ingest = new IngestStep(config, context, metrics, children.ingestRejected());
     }
 
     @Override
@@ -76,14 +84,16 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         if (placement != Routed.Placement.HERE) {
             misplaced.rerouted(placement, here, distributionKey);
         }
-        Routed routed = new Routed(verdict, record.key(), value, deviceKey, placement);
-        Record<byte[], Routed> out = record.withValue(routed);
-        if (routed.here()) {
-            context.forward(out, children.here());
-        } else {
-            DeadLetters.carrySource(out.headers(), here, record.key());
-            context.forward(out, children.elsewhere());
+        if (placement == Routed.Placement.HERE) {
+            ingest.ingest(record, accepted);
+            return;
         }
+        DeadLetters.carrySource(record.headers(), here, record.key());
+        if (children.elsewhere() == null) {
+            ingest.ingest(record, accepted);
+            return;
+        }
+        context.forward(record.withValue(new Routed(verdict, record.key(), value, deviceKey, placement)), children.elsewhere());
     }
 
     /** Whether {@code bytes} are the UTF-8 encoding of {@code text}, without encoding it (ASCII compared in place). */

@@ -154,52 +154,74 @@ public final class ReadingDecoder {
         private boolean failed;
         /** Per tag: offset and length of its name, offset and length of its value. */
         private final int[] tags = new int[MAX_TAGS * 4];
+        private final RecentSeries recent = new RecentSeries();
 
         ReadingValidator.Accepted read(byte[] value, KeyLayout layout) {
             data = value;
             pos = WireFormat.HEADER_SIZE;
             failed = false;
-            String device = name();
-            String metric = name();
+            int deviceLength = readStringLength();
+            int deviceStart = skip(deviceLength);
+            int metricLength = readStringLength();
+            int metricStart = skip(metricLength);
             long timestamp = readLong();
             double reading = readDouble();
             int tagCount = readTags();
-            String tenant = null;
+            int tenantStart = -1;
+            int tenantLength = -1;
             int branch = readInt();
             if (branch == 1) {
-                tenant = printableText(readStringLength(), true);
+                tenantLength = readStringLength();
+                tenantStart = skip(tenantLength);
             } else if (branch != 0) {
                 return null;
             }
-            if (failed || pos != data.length || device == null || metric == null
-                    || Double.isNaN(reading) || Double.isInfinite(reading)) {
+            if (failed || pos != data.length || Double.isNaN(reading) || Double.isInfinite(reading)) {
                 return null;
             }
-            SeriesId series = new SeriesId(tenant, device, metric);
+            // A series seen before (the same bytes of device, metric and tenant) was valid then and has the same key
+            // prefix now: only its timestamp is new.
+            RecentSeries.Known known = recent.find(data, deviceStart, deviceLength, metricStart, metricLength,
+                    tenantStart, tenantLength);
             byte[] rowKey;
             try {
-                rowKey = RowKey.encode(layout, series, timestamp);
+                if (known != null) {
+                    rowKey = RowKey.withTimestamp(known.prefix(), timestamp);
+                } else {
+                    String device = printableText(deviceStart, deviceLength, false);
+                    String metric = printableText(metricStart, metricLength, false);
+                    String tenant = tenantStart < 0 ? null : printableText(tenantStart, tenantLength, true);
+                    if (device == null || metric == null || (tenantStart >= 0 && tenant == null)) {
+                        return null;
+                    }
+                    SeriesId series = new SeriesId(tenant, device, metric);
+                    rowKey = RowKey.encode(layout, series, timestamp);
+                    known = recent.remember(series, RowKey.seriesPrefixOf(rowKey));
+                }
             } catch (InvalidKeyException e) {
                 return null;
             }
-            return new ReadingValidator.Accepted(new ValidReading(series, timestamp, reading, row(reading, tagCount)), rowKey);
+            return new ReadingValidator.Accepted(new ValidReading(known.series(), timestamp, reading, row(reading, tagCount)), rowKey);
         }
 
-        /** A device or metric: non-empty printable text, else null. */
-        private String name() {
-            return printableText(readStringLength(), false);
+        /** Skips a string of {@code length} bytes (from {@link #readStringLength}); where it starts, or -1 if reading failed. */
+        private int skip(int length) {
+            if (failed) {
+                return -1;
+            }
+            int start = pos;
+            pos += length;
+            return start;
         }
 
         /**
-         * The next {@code length} bytes as a string if they are well-formed UTF-8 without control characters
+         * The {@code length} bytes at {@code start} as a string if they are well-formed UTF-8 without control characters
          * (and non-empty unless allowed), else null: what {@code ReadingValidator} accepts as a name.
          */
-        private String printableText(int length, boolean emptyAllowed) {
-            if (failed || (length == 0 && !emptyAllowed)) {
-                failed = true;
+        private String printableText(int start, int length, boolean emptyAllowed) {
+            if (length == 0 && !emptyAllowed) {
                 return null;
             }
-            int start = pos;
             int end = start + length;
             boolean ascii = true;
             for (int i = start; i < end; i++) {
@@ -207,15 +229,12 @@ public final class ReadingDecoder {
                 if (b < 0) {
                     ascii = false;
                 } else if (b < 0x20 || b == 0x7F) {
-                    failed = true;
                     return null;
                 }
             }
             if (!ascii && (!wellFormedUtf8(data, start, end) || hasC1Control(data, start, end))) {
-                failed = true;
                 return null;
             }
-            pos = end;
             return new String(data, start, length, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
         }
 

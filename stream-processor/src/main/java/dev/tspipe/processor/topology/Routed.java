@@ -31,17 +31,4 @@ record Routed(ReadingValidator.Verdict verdict, byte[] originalKey, byte[] origi
     static Routed rejected(ReadingValidator.Rejected verdict, byte[] originalKey, byte[] originalValue) {
         return new Routed(verdict, originalKey, originalValue, null, null);
     }
-
-    boolean rejected() {
-        return verdict instanceof ReadingValidator.Rejected;
-    }
-
-    ReadingValidator.Accepted accepted() {
-        return (ReadingValidator.Accepted) verdict;
-    }
-
-    /** Whether the record is where its device's rows live, so it is stored without a detour. */
-    boolean here() {
-        return placement == Placement.HERE;
-    }
 }

@@ -25,12 +25,15 @@ import java.util.Map;
  * Builds tspipe's ingestion topology from its configuration: a pure function, no I/O.
  *
  * <pre>
- * readings ─► decode ─┬─ route-rejected ─────────────────────────────────────────────────────────► readings-dlq
- *                     ├─ route-keyed-by-device (in its partition) ─────────────────────────┬─► ingest ─► readings-dlq
- *                     └─ route-other-key (key by device) ─► repartition ─► decode-by-device ─┤   (expired, future)
- *                                                                                            └─ route-by-device-rejected ─► readings-dlq
- * ingest owns the task's series store: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest (one RocksDB, five changelogs)
- * </pre>
+ * readings ─► decode ─┬─ (keyed by device, in its partition: stored by decode's ingest step)
+ *                     ├─ route-rejected ─────────────────────────────────────────────► readings-dlq
+ *                     ├─ route-ingest-rejected (expired, future) ─────────────────────► readings-dlq
+ *                     └─ route-other-key (key by device) ─► repartition ─► decode-by-device ─┬─ (stored by its ingest step)
+ *                                                                                          ├─ route-by-device-rejected ─► readings-dlq
+ *                                                                                          └─ route-by-device-ingest-rejected ─► readings-dlq
+ * decode and decode-by-device share the task's series store: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest
+ * (one RocksDB, five changelogs)
+  * </pre>
  *
  * Only records whose Kafka key is not their device, or that are not in the partition that
  * {@link DevicePartitioner} gives their key (a producer with another partitioner), go through the
@@ -38,11 +41,12 @@ import java.util.Map;
  */
 public final class TspipeTopology {
 
-    /** The children of the decode steps: rejected records, records to re-route by device, records stored here. */
+    /** The children of the decode steps: records rejected by decoding, records to re-route by device, records rejected by ingest. */
     static final String REJECTED = "route-rejected";
     static final String REJECTED_BY_DEVICE = "route-by-device-rejected";
     static final String OTHER_KEY = "route-other-key";
-    static final String KEYED = "route-keyed-by-device";
+    static final String INGEST_REJECTED = "route-ingest-rejected";
+    static final String INGEST_REJECTED_BY_DEVICE = "route-by-device-ingest-rejected";
 
     private TspipeTopology() {
     }
@@ -58,10 +62,11 @@ public final class TspipeTopology {
 
         KStream<byte[], byte[]> readings = builder.stream(config.readingsTopic(),
                 Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("readings"));
-        // Each decode step forwards a record to the one child it is for (DecodeProcessor.Children): a valid reading
-        // reaches the ingest step through one pass-through node, not through split and merge nodes.
+        // Each decode step stores the readings it accepts where they are (its IngestStep, with the stores connected to
+        // it) and forwards every other record to the one child it is for: a valid reading crosses no other node.
+        String[] stores = storeNames.toArray(String[]::new);
         KStream<byte[], Routed> decoded = readings.process(() -> new DecodeProcessor(config, true,
-                new DecodeProcessor.Children(REJECTED, OTHER_KEY, KEYED)), Named.as("decode"));
+                new DecodeProcessor.Children(REJECTED, OTHER_KEY, INGEST_REJECTED)), Named.as("decode"), stores);
 
         KStream<byte[], byte[]> byDevice = decoded
                 .map((key, routed) -> KeyValue.pair(routed.deviceKey(), routed.originalValue()), Named.as(OTHER_KEY))
@@ -70,18 +75,19 @@ public final class TspipeTopology {
         // After the repartition every record is keyed by its device and in its partition; a record that is not
         // (none) is stored anyway, so that no path can drop a record.
         KStream<byte[], Routed> redecoded = byDevice.process(() -> new DecodeProcessor(config, false,
-                new DecodeProcessor.Children(REJECTED_BY_DEVICE, KEYED, KEYED)), Named.as("decode-by-device"));
+                new DecodeProcessor.Children(REJECTED_BY_DEVICE, null, INGEST_REJECTED_BY_DEVICE)), Named.as("decode-by-device"), stores);
 
-        KStream<byte[], Routed> valid = decoded.merge(redecoded, Named.as(KEYED));
-        KStream<byte[], byte[]> ingestRejects = valid.process(() -> new IngestProcessor(config), Named.as("ingest"),
-                storeNames.toArray(String[]::new));
-
-        decoded.mapValues(Routed::originalValue, Named.as(REJECTED))
-                .to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName("dlq-decode"));
-        redecoded.mapValues(Routed::originalValue, Named.as(REJECTED_BY_DEVICE))
-                .to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName("dlq-decode-by-device"));
-        ingestRejects.to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName("dlq-ingest"));
+        toDeadLetters(decoded, REJECTED, "dlq-decode", config);
+        toDeadLetters(decoded, INGEST_REJECTED, "dlq-ingest", config);
+        toDeadLetters(redecoded, REJECTED_BY_DEVICE, "dlq-decode-by-device", config);
+        toDeadLetters(redecoded, INGEST_REJECTED_BY_DEVICE, "dlq-ingest-by-device", config);
         return builder.build();
+    }
+
+    /** The child {@code route} of a decode step, which its rejections are forwarded to, writes them to the dead-letter topic. */
+    private static void toDeadLetters(KStream<byte[], Routed> step, String route, String sink, PipelineConfig config) {
+        step.mapValues(Routed::originalValue, Named.as(route))
+                .to(config.dlqTopic(), Produced.<byte[], byte[]>with(Serdes.ByteArray(), Serdes.ByteArray()).withName(sink));
     }
 
     /** The five tables of the series store, one Kafka Streams store (and changelog) each (docs/storage.md). */

@@ -37,14 +37,16 @@ class TopologyShapeTest {
     }
 
     @Test
-    void onlyTheIngestProcessorOwnsStores() {
+    void onlyTheDecodeStepsOwnStoresAndBothOwnTheWholeSeriesStore() {
+        // (Until 2026-12-01 one "ingest" node owned them, behind a merge of both decode steps; the decode steps now store
+        // what they accept themselves, which saves two forwards per reading.)
         Map<String, Set<String>> storesByNode = describe().subtopologies().iterator().next().nodes().stream()
                 .filter(node -> node instanceof TopologyDescription.Processor processor && !processor.stores().isEmpty())
                 .collect(Collectors.toMap(TopologyDescription.Node::name, node -> ((TopologyDescription.Processor) node).stores()));
 
-        assertThat(storesByNode).containsOnlyKeys("ingest");
-        assertThat(storesByNode.get("ingest")).containsExactlyInAnyOrder(StoreNames.RAW, StoreNames.LATEST,
-                "rollups-1m", "rollups-1h", "rollups-1d");
+        assertThat(storesByNode).containsOnlyKeys("decode", "decode-by-device");
+        assertThat(storesByNode.values()).allSatisfy(stores -> assertThat(stores).containsExactlyInAnyOrder(StoreNames.RAW,
+                StoreNames.LATEST, "rollups-1m", "rollups-1h", "rollups-1d"));
     }
 
     @Test
@@ -55,10 +57,11 @@ class TopologyShapeTest {
                 .flatMap(subtopology -> subtopology.nodes().stream())
                 .collect(Collectors.toMap(TopologyDescription.Node::name, node -> node));
 
-        // The three places a record is rejected: decoding a record as read, decoding it after the
-        // repartition topic, and the ingest step (expired, future). Each must reach the dead-letter
-        // topic and nothing else: no store, no other topic.
-        for (String rejects : List.of("route-rejected", "route-by-device-rejected", "ingest")) {
+        // The places a record is rejected: decoding a record as read, decoding it after the repartition
+        // topic, and the ingest step of either (expired, future). Each must reach the dead-letter topic
+        // and nothing else: no store, no other topic.
+        for (String rejects : List.of("route-rejected", "route-by-device-rejected", "route-ingest-rejected",
+                "route-by-device-ingest-rejected")) {
             assertThat(nodes).as("reject node %s", rejects).containsKey(rejects);
             Set<TopologyDescription.Node> reached = reachableFrom(nodes.get(rejects));
             assertThat(sinkTopics(reached)).as("topics written downstream of %s", rejects).containsExactly("shape-dlq");

@@ -4,7 +4,6 @@ import dev.tspipe.processor.store.SeriesStore;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.processor.store.TableStore;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
@@ -23,31 +22,32 @@ import java.util.OptionalLong;
  * <p>Readings older than the raw lifecycle, or further ahead than the margin, measured from the
  * task's stream time (the largest reading timestamp stored, which the series store owns), leave for
  * the dead-letter topic.
+ *
+ * <p>Not a node of its own: the decode step that accepted a reading calls it (a node per step cost Kafka
+ * Streams' per-record forwarding twice more per reading; docs/architecture.md).
  */
-final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]> {
+final class IngestStep {
 
     static final String STAGE = "ingest";
 
     private final PipelineConfig config;
-    private ProcessorContext<byte[], byte[]> context;
-    private SeriesStore store;
-    private PipelineMetrics metrics;
+    private final ProcessorContext<byte[], Routed> context;
+    private final PipelineMetrics metrics;
+    private final String rejectedChild;
+    private final SeriesStore store;
 
-    IngestProcessor(PipelineConfig config) {
+    /** The step of the processor of {@code context}, to which the series store's tables are connected. */
+    IngestStep(PipelineConfig config, ProcessorContext<byte[], Routed> context, PipelineMetrics metrics, String rejectedChild) {
         this.config = config;
-    }
-
-    @Override
-    public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
-        this.metrics = new PipelineMetrics(context.metrics());
+        this.metrics = metrics;
+        this.rejectedChild = rejectedChild;
         // The five tables are one series store: any of them leads to it.
         this.store = TableStore.seriesStoreOf(context.getStateStore(StoreNames.RAW));
     }
 
-    @Override
-    public void process(Record<byte[], Routed> record) {
-        ReadingValidator.Accepted accepted = record.value().accepted();
+    /** Stores {@code accepted}, read as {@code record}, or sends the record to the dead-letter child with its reason. */
+    void ingest(Record<byte[], byte[]> record, ReadingValidator.Accepted accepted) {
         ValidReading reading = accepted.reading();
         long timestamp = reading.epochMillis();
         OptionalLong streamTime = store.streamTime();
@@ -76,11 +76,12 @@ final class IngestProcessor implements Processor<byte[], Routed, byte[], byte[]>
         }
     }
 
-    private void reject(Record<byte[], Routed> record, RejectReason reason, String message) {
+    private void reject(Record<byte[], byte[]> record, RejectReason reason, String message) {
         DeadLetters.Source here = DeadLetters.here(context, config.readingsTopic());
         Headers headers = DeadLetters.annotate(record.headers(), reason, message, STAGE, DeadLetters.sourceOf(record.headers(), here));
         metrics.deadLetter(reason);
-        context.forward(new Record<>(DeadLetters.originalKey(record.headers(), record.value().originalKey(), here),
-                record.value().originalValue(), record.timestamp(), headers));
+        byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key(), here);
+        context.forward(new Record<>(originalKey, Routed.rejected(new ReadingValidator.Rejected(reason, message), originalKey,
+                record.value()), record.timestamp(), headers), rejectedChild);
     }
 }
