@@ -63,13 +63,27 @@ public record Rollup(long count, double sum, double min, double max, double last
 
     /** The bytes of a bucket's counters: {@value #SINGLE_SIZE} for a bucket of one reading, else {@value #SIZE}. */
     public static byte[] encode(long count, double sum, double min, double max, double last, long lastEpochMillis) {
+        byte[] bytes = new byte[encodedSize(count, sum, min, max, last)];
+        encode(count, sum, min, max, last, lastEpochMillis, bytes, 0);
+        return bytes;
+    }
+
+    /** The size of {@link #encode}'s bytes: {@value #SINGLE_SIZE} for a bucket of one reading, else {@value #SIZE}. */
+    public static int encodedSize(long count, double sum, double min, double max, double last) {
         long bits = Double.doubleToRawLongBits(last);
-        if (count == 1 && Double.doubleToRawLongBits(sum) == bits && Double.doubleToRawLongBits(min) == bits
-                && Double.doubleToRawLongBits(max) == bits) {
-            return ByteBuffer.allocate(SINGLE_SIZE).putLong(bits).putLong(lastEpochMillis).array();
+        return count == 1 && Double.doubleToRawLongBits(sum) == bits && Double.doubleToRawLongBits(min) == bits
+                && Double.doubleToRawLongBits(max) == bits ? SINGLE_SIZE : SIZE;
+    }
+
+    /** {@link #encode}'s bytes written at {@code out[at]} (room for {@link #encodedSize} bytes). */
+    public static void encode(long count, double sum, double min, double max, double last, long lastEpochMillis,
+                              byte[] out, int at) {
+        ByteBuffer buffer = ByteBuffer.wrap(out, at, out.length - at);
+        if (encodedSize(count, sum, min, max, last) == SINGLE_SIZE) {
+            buffer.putDouble(last).putLong(lastEpochMillis);
+            return;
         }
-        return ByteBuffer.allocate(SIZE).putLong(count).putDouble(sum).putDouble(min).putDouble(max)
-                .putDouble(last).putLong(lastEpochMillis).array();
+        buffer.putLong(count).putDouble(sum).putDouble(min).putDouble(max).putDouble(last).putLong(lastEpochMillis);
     }
 
     public static Rollup fromBytes(byte[] bytes) {

@@ -59,8 +59,9 @@ final class ChangelogGroup {
     }
 
     /**
-     * As {@link #encode(List)}, for the raw rows a series buffered ({@code rows}, their bytes in {@code arena}), in the
-     * buffer's order; rows whose timestamp {@code leftOut} accepts are not written. No object per row.
+     * As {@link #encode(List)}, for the rows a series buffered ({@code rows}: raw rows or replaced buckets, their bytes in
+     * {@code arena}), in the buffer's order; rows whose timestamp {@code leftOut} accepts are not written. No object per
+     * row.
      */
     static List<byte[]> encode(TimedRows rows, byte[] arena, LongPredicate leftOut) {
         List<byte[]> values = new ArrayList<>(1);

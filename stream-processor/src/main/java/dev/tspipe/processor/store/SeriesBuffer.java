@@ -30,9 +30,13 @@ final class SeriesBuffer {
     /** Raw rows written since the last flush, in the order written (a correction replaces in place); bytes in the store's arena. */
     final TimedRows rows = new TimedRows();
 
-    /** Per resolution: the current bucket, and the dirty buckets it replaced since the last flush. */
+    /**
+     * Per resolution: the current bucket, and the dirty buckets it replaced since the last flush, encoded into the
+     * store's arena (a bucket of one reading is replaced by the next reading of its series at 1-minute resolution: a
+     * reference per bucket kept here would again be a reference per reading written into a long-lived object).
+     */
     private final Bucket[] current = new Bucket[RollupStep.values().length];
-    private final TimedValues[] parked = new TimedValues[RollupStep.values().length];
+    private final TimedRows[] parked = new TimedRows[RollupStep.values().length];
 
     SeriesBuffer(byte[] prefix) {
         this.prefix = prefix;
@@ -42,58 +46,61 @@ final class SeriesBuffer {
     // Buckets
 
     /** The current bucket of {@code step} if it starts at {@code start} (taking it back from the parked ones if needed), or null. */
-    Bucket bucket(RollupStep step, long start) {
+    Bucket bucket(RollupStep step, long start, RowArena arena) {
         Bucket bucket = current[step.ordinal()];
         if (bucket != null && bucket.start == start) {
             return bucket;
         }
-        TimedValues waiting = parked[step.ordinal()];
-        byte[] value = waiting == null ? null : waiting.take(start);
-        if (value == null) {
+        // A parked bucket made current again keeps its slot: it is dirty, so it is parked again (in the same slot) before
+        // another bucket becomes current, or at the flush; until then the current one is found first.
+        TimedRows waiting = parked[step.ordinal()];
+        int slot = waiting == null ? -1 : waiting.slotOf(start);
+        if (slot < 0) {
             return null;
         }
-        Bucket taken = open(step, start, value);
+        byte[] value = arena.copy(waiting.offset(slot), waiting.length(slot));
+        Bucket taken = open(step, start, value, arena);
         taken.dirty = true;
         return taken;
     }
 
     /** Makes the bucket starting at {@code start} current: {@code stored} (its stored value) or empty; a dirty current one is parked. */
-    Bucket open(RollupStep step, long start, byte[] stored) {
+    Bucket open(RollupStep step, long start, byte[] stored, RowArena arena) {
         Bucket bucket = current[step.ordinal()];
         if (bucket == null) {
             bucket = new Bucket();
             current[step.ordinal()] = bucket;
         } else if (bucket.dirty) {
-            TimedValues waiting = parked[step.ordinal()];
-            if (waiting == null) {
-                waiting = new TimedValues();
-                parked[step.ordinal()] = waiting;
-            }
-            waiting.put(bucket.start, bucket.toBytes());
+            park(step, bucket, arena);
         }
         bucket.load(start, stored);
         return bucket;
     }
 
-    /** The buckets of {@code step} to write at the flush: the parked ones, then the current one if dirty. */
-    void forEachDirtyBucket(RollupStep step, BucketConsumer consumer) {
-        TimedValues waiting = parked[step.ordinal()];
-        if (waiting != null) {
-            for (int i = 0; i < waiting.size(); i++) {
-                if (waiting.value(i) != null) {
-                    consumer.accept(waiting.millis(i), waiting.value(i));
-                }
-            }
+    private TimedRows park(RollupStep step, Bucket bucket, RowArena arena) {
+        TimedRows waiting = parked[step.ordinal()];
+        if (waiting == null) {
+            waiting = new TimedRows();
+            parked[step.ordinal()] = waiting;
         }
-        Bucket bucket = current[step.ordinal()];
-        if (bucket != null && bucket.dirty) {
-            consumer.accept(bucket.start, bucket.toBytes());
-        }
+        int length = bucket.encodedSize();
+        int offset = arena.reserve(length);
+        bucket.encodeInto(arena.bytes(), offset);
+        waiting.put(bucket.start, offset, length);
+        return waiting;
     }
 
-    @FunctionalInterface
-    interface BucketConsumer {
-        void accept(long start, byte[] value);
+    /**
+     * The buckets of {@code step} to write at the flush, in the order they were replaced, the current one (if dirty)
+     * last: their bytes in {@code arena}. Null if there are none.
+     */
+    TimedRows dirtyBuckets(RollupStep step, RowArena arena) {
+        Bucket bucket = current[step.ordinal()];
+        if (bucket != null && bucket.dirty) {
+            // Encoded for the flush and parked as the others are; it stays current, and clean() forgets the parked.
+            return park(step, bucket, arena);
+        }
+        return parked[step.ordinal()];
     }
 
     /** The reading of the row in {@code slot} of {@link #rows} is the series' latest. */
@@ -199,9 +206,14 @@ final class SeriesBuffer {
             lastMillis = rollup.lastEpochMillis();
         }
 
-        /** The {@link Rollup} byte layout. */
-        byte[] toBytes() {
-            return Rollup.encode(count, sum, min, max, last, lastMillis);
+        /** The size of the {@link Rollup} byte layout of this bucket. */
+        int encodedSize() {
+            return Rollup.encodedSize(count, sum, min, max, last);
+        }
+
+        /** The {@link Rollup} byte layout, written at {@code out[at]}. */
+        void encodeInto(byte[] out, int at) {
+            Rollup.encode(count, sum, min, max, last, lastMillis, out, at);
         }
     }
 }

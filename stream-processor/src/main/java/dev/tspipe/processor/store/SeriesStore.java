@@ -336,12 +336,12 @@ public final class SeriesStore implements AutoCloseable {
     private void updateBucket(SeriesBuffer buffer, RollupStep step, long epochMillis, double value, boolean correction,
                               double oldValue, long newest) {
         long start = step.bucketStart(epochMillis);
-        SeriesBuffer.Bucket bucket = buffer.bucket(step, start);
+        SeriesBuffer.Bucket bucket = buffer.bucket(step, start, arena);
         if (bucket == null) {
             // A bucket that starts after the series' newest reading cannot exist yet: no read.
             byte[] stored = newest != SeriesBuffer.NONE && start <= newest
                     ? get(Table.of(step), RowKey.withTimestamp(buffer.prefix, start)) : null;
-            bucket = buffer.open(step, start, stored);
+            bucket = buffer.open(step, start, stored, arena);
         }
         if (bucket.isEmpty()) {
             bucket.first(value, epochMillis);
@@ -421,25 +421,11 @@ public final class SeriesStore implements AutoCloseable {
         batch.reset();
         int sentBefore = sent.size();
         try {
-            List<ChangelogGroup.Row> group = new ArrayList<>();
             for (SeriesBuffer buffer : dirty) {
-                writeRawRows(batch, changelog, buffer);
-                group.clear();
-                buffer.forEachDirtyBucket(RollupStep.MINUTE, (start, value) -> group.add(new ChangelogGroup.Row(start, value)));
-                writeGroup(batch, changelog, Table.MINUTE, buffer.prefix, group);
-                for (RollupStep step : List.of(RollupStep.HOUR, RollupStep.DAY)) {
-                    Table table = Table.of(step);
-                    List<ChangelogGroup.Row> buckets = new ArrayList<>(2);
-                    buffer.forEachDirtyBucket(step, (start, value) -> buckets.add(new ChangelogGroup.Row(start, value)));
-                    for (ChangelogGroup.Row bucket : buckets) {
-                        if (isExpired(table, bucket.epochMillis())) {
-                            continue;
-                        }
-                        byte[] key = RowKey.withTimestamp(buffer.prefix, bucket.epochMillis());
-                        put(batch, partitionForWrite(table, bucket.epochMillis()).columnFamilyId, key, bucket.value());
-                        changelog.send(table, key, bucket.value(), bucket.epochMillis());
-                    }
-                }
+                writeGroup(batch, changelog, Table.RAW, buffer.prefix, buffer.rows);
+                writeGroup(batch, changelog, Table.MINUTE, buffer.prefix, buffer.dirtyBuckets(RollupStep.MINUTE, arena));
+                writeEach(batch, changelog, Table.HOUR, buffer.prefix, buffer.dirtyBuckets(RollupStep.HOUR, arena));
+                writeEach(batch, changelog, Table.DAY, buffer.prefix, buffer.dirtyBuckets(RollupStep.DAY, arena));
                 if (buffer.latestDirty) {
                     byte[] latest = buffer.latestValue(arena);
                     put(batch, partitionForWrite(Table.LATEST, 0).columnFamilyId, buffer.prefix, latest);
@@ -583,51 +569,50 @@ public final class SeriesStore implements AutoCloseable {
     }
 
     /** As {@link #writeGroup} for a series' buffered raw rows, straight from the arena. */
-    private void writeRawRows(BatchBuilder batch, Changelog changelog, SeriesBuffer buffer) throws RocksDBException {
-        TimedRows rows = buffer.rows;
+    /**
+     * The rows of a grouped table (raw rows, 1-minute buckets) that a series buffered: into the batch, and into its
+     * changelog as groups, straight from the arena; rows expired by now are left out.
+     */
+    private void writeGroup(BatchBuilder batch, Changelog changelog, Table table, byte[] prefix, TimedRows rows)
+            throws RocksDBException {
+        if (rows == null) {
+            return;
+        }
         byte[] bytes = arena.bytes();
         long newest = Long.MIN_VALUE;
         // Rows come oldest first (arrival order); their keys (reversed timestamps) ascend newest first.
         for (int i = rows.size() - 1; i >= 0; i--) {
             long millis = rows.millis(i);
-            if (isExpired(Table.RAW, millis)) {
+            if (isExpired(table, millis)) {
                 continue;
             }
-            batch.putRow(partitionForWrite(Table.RAW, millis).columnFamilyId, buffer.prefix, millis, bytes, rows.offset(i), rows.length(i));
+            batch.putRow(partitionForWrite(table, millis).columnFamilyId, prefix, millis, bytes, rows.offset(i), rows.length(i));
             rollOver(batch);
             newest = Math.max(newest, millis);
         }
         if (newest == Long.MIN_VALUE) {
             return;
         }
-        for (byte[] value : ChangelogGroup.encode(rows, bytes, millis -> isExpired(Table.RAW, millis))) {
-            changelog.send(Table.RAW, buffer.prefix, value, newest);
+        for (byte[] value : ChangelogGroup.encode(rows, bytes, millis -> isExpired(table, millis))) {
+            changelog.send(table, prefix, value, newest);
         }
     }
 
-    private void writeGroup(BatchBuilder batch, Changelog changelog, Table table, byte[] prefix, List<ChangelogGroup.Row> rows)
+    /** The buckets of a table of single records (1-hour, 1-day) that a series changed: one put and one changelog record each. */
+    private void writeEach(BatchBuilder batch, Changelog changelog, Table table, byte[] prefix, TimedRows buckets)
             throws RocksDBException {
-        if (rows.isEmpty()) {
+        if (buckets == null) {
             return;
         }
-        List<ChangelogGroup.Row> live = new ArrayList<>(rows.size());
-        long newest = Long.MIN_VALUE;
-        // Rows come oldest first (arrival order); their keys (reversed timestamps) ascend newest first.
-        for (int i = rows.size() - 1; i >= 0; i--) {
-            ChangelogGroup.Row row = rows.get(i);
-            if (isExpired(table, row.epochMillis())) {
+        for (int i = 0; i < buckets.size(); i++) {
+            long start = buckets.millis(i);
+            if (isExpired(table, start)) {
                 continue;
             }
-            batch.putRow(partitionForWrite(table, row.epochMillis()).columnFamilyId, prefix, row.epochMillis(),
-                    row.value(), 0, row.value().length);
-            rollOver(batch);
-            live.add(row);
-            newest = Math.max(newest, row.epochMillis());
-        }
-        // The changelog group keeps the buffer's order.
-        Collections.reverse(live);
-        for (byte[] value : ChangelogGroup.encode(live)) {
-            changelog.send(table, prefix, value, newest);
+            byte[] key = RowKey.withTimestamp(prefix, start);
+            byte[] value = arena.copy(buckets.offset(i), buckets.length(i));
+            put(batch, partitionForWrite(table, start).columnFamilyId, key, value);
+            changelog.send(table, key, value, start);
         }
     }
 
