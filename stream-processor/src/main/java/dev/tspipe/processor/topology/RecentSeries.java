@@ -20,8 +20,12 @@ final class RecentSeries {
     /** Slots per decoder (a power of two): a task of the default run holds about 830 series, so few collide. */
     static final int SLOTS = 8192;
 
-    /** A series as a value spells it (tenant null when the value has none), with what it decodes to. */
-    record Known(byte[] device, byte[] metric, byte[] tenant, SeriesId series, byte[] prefix) {
+    /**
+     * A series as a value spells it: the bytes from its device's first to its metric's last (the device, the metric's
+     * length, the metric, as Avro writes them) with the device's length, which says where the metric starts; the
+     * tenant, null when the value has none. With what it decodes to.
+     */
+    record Known(byte[] names, int deviceLength, byte[] tenant, SeriesId series, byte[] prefix) {
     }
 
     private final Known[] slots = new Known[SLOTS];
@@ -37,7 +41,7 @@ final class RecentSeries {
 
     /**
      * The series whose device, metric and tenant are these bytes of {@code data} ({@code tenantStart} -1: no tenant),
-     * or null if it is not among the recent ones.
+     * or null if it is not among the recent ones. The metric follows the device in {@code data}, after its length.
      */
     Known find(byte[] data, int deviceStart, int deviceLength, int metricStart, int metricLength, int tenantStart,
                int tenantLength) {
@@ -48,15 +52,16 @@ final class RecentSeries {
         this.metricLength = metricLength;
         this.tenantStart = tenantStart;
         this.tenantLength = tenantLength;
-        int h = hash(data, deviceStart, deviceLength, 1);
-        h = hash(data, metricStart, metricLength, h);
+        int namesEnd = metricStart + metricLength;
+        int h = hash(data, deviceStart, namesEnd, 1);
         if (tenantStart >= 0) {
-            h = hash(data, tenantStart, tenantLength, h * 31 + 1);
+            h = hash(data, tenantStart, tenantStart + tenantLength, h * 31 + 1);
         }
         slot = (h ^ (h >>> 13)) & (SLOTS - 1);
         Known known = slots[slot];
-        if (known != null && same(known.device(), deviceStart, deviceLength) && same(known.metric(), metricStart, metricLength)
-                && (tenantStart < 0 ? known.tenant() == null : known.tenant() != null && same(known.tenant(), tenantStart, tenantLength))) {
+        if (known != null && known.deviceLength() == deviceLength && same(known.names(), deviceStart, namesEnd)
+                && (tenantStart < 0 ? known.tenant() == null
+                        : known.tenant() != null && same(known.tenant(), tenantStart, tenantStart + tenantLength))) {
             return known;
         }
         return null;
@@ -64,22 +69,18 @@ final class RecentSeries {
 
     /** Remembers that the bytes of the last {@link #find}, which found nothing, are {@code series} with key prefix {@code prefix}. */
     Known remember(SeriesId series, byte[] prefix) {
-        Known known = new Known(copy(deviceStart, deviceLength), copy(metricStart, metricLength),
-                tenantStart < 0 ? null : copy(tenantStart, tenantLength), series, prefix);
+        Known known = new Known(Arrays.copyOfRange(data, deviceStart, metricStart + metricLength), deviceLength,
+                tenantStart < 0 ? null : Arrays.copyOfRange(data, tenantStart, tenantStart + tenantLength), series, prefix);
         slots[slot] = known;
         return known;
     }
 
-    private boolean same(byte[] known, int start, int length) {
-        return Arrays.equals(known, 0, known.length, data, start, start + length);
+    private boolean same(byte[] known, int start, int end) {
+        return Arrays.equals(known, 0, known.length, data, start, end);
     }
 
-    private byte[] copy(int start, int length) {
-        return Arrays.copyOfRange(data, start, start + length);
-    }
-
-    private static int hash(byte[] bytes, int start, int length, int h) {
-        for (int i = start; i < start + length; i++) {
+    private static int hash(byte[] bytes, int start, int end, int h) {
+        for (int i = start; i < end; i++) {
             h = 31 * h + bytes[i];
         }
         return h;

@@ -34,17 +34,20 @@ class RecentSeriesTest {
             String device = n % 3 == 0 ? "d" + i : "d";
             String metric = n % 3 == 1 ? "m" + i : "m";
             String tenant = n % 3 != 2 || i % 4 == 0 ? null : i % 4 == 1 ? "" : i % 4 == 2 ? "d" + i : "t" + i;
-            // The bytes as a value holds them, at an offset, with other bytes around them.
+            // The bytes as a value holds them (the metric's length as Avro writes it between device and metric), at an
+            // offset, with other bytes around them.
             byte[] d = device.getBytes(StandardCharsets.UTF_8);
             byte[] m = metric.getBytes(StandardCharsets.UTF_8);
             byte[] t = tenant == null ? new byte[0] : tenant.getBytes(StandardCharsets.UTF_8);
+            byte[] metricLength = zigZagVarint(m.length);
             int pad = random.nextInt(4);
-            byte[] value = new byte[pad + d.length + 3 + m.length + 5 + t.length + 1];
+            byte[] value = new byte[pad + d.length + metricLength.length + m.length + 5 + t.length + 1];
             random.nextBytes(value);
             int deviceAt = pad;
-            int metricAt = deviceAt + d.length + 3;
+            int metricAt = deviceAt + d.length + metricLength.length;
             int tenantAt = metricAt + m.length + 5;
             System.arraycopy(d, 0, value, deviceAt, d.length);
+            System.arraycopy(metricLength, 0, value, deviceAt + d.length, metricLength.length);
             System.arraycopy(m, 0, value, metricAt, m.length);
             System.arraycopy(t, 0, value, tenantAt, t.length);
             String identity = device + "\u0000" + metric + "\u0000" + tenant;
@@ -63,5 +66,23 @@ class RecentSeriesTest {
         }
         // Not vacuous: both hits and misses happened.
         assertThat(hits).as("seed %d: hits", seed).isBetween(30_000, 290_000);
+    }
+
+    @Test
+    void whereTheMetricStartsIsPartOfTheSeries() {
+        // "ab" + length 1 + "c" and "a" + length 1 + "bc"? Not the same bytes; but device "a\u0004" with metric "bc"
+        // (length 2: zig-zag 4) and device "a" with the metric "\u0004bc"... the device's length tells them apart.
+        RecentSeries recent = new RecentSeries();
+        byte[] first = {'a', 4, 4, 'b', 'c'};    // device "a\u0004", metric "bc"
+        assertThat(recent.find(first, 0, 2, 3, 2, -1, 0)).isNull();
+        RecentSeries.Known known = recent.remember(SeriesId.of("a\u0004", "bc"), new byte[]{1});
+        assertThat(recent.find(first, 0, 2, 3, 2, -1, 0)).isSameAs(known);
+        // The same five bytes read as device "a", then a length byte, then a 3-byte metric: another series.
+        assertThat(recent.find(first, 0, 1, 2, 3, -1, 0)).isNull();
+    }
+
+    private static byte[] zigZagVarint(int n) {
+        int v = n << 1;
+        return v < 0x80 ? new byte[]{(byte) v} : new byte[]{(byte) (v | 0x80), (byte) (v >>> 7)};
     }
 }
