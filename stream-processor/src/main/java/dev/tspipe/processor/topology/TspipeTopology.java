@@ -33,7 +33,7 @@ import java.util.Map;
  *                                                                                          └─ route-by-device-ingest-rejected ─► readings-dlq
  * decode and decode-by-device share the task's series store: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest
  * (one RocksDB, five changelogs)
-  * </pre>
+ * </pre>
  *
  * Only records whose Kafka key is not their device, or that are not in the partition that
  * {@link DevicePartitioner} gives their key (a producer with another partitioner), go through the
