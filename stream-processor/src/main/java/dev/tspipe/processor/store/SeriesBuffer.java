@@ -91,8 +91,8 @@ final class SeriesBuffer {
     }
 
     /**
-     * The buckets of {@code step} to write at the flush, in the order they were replaced, the current one (if dirty)
-     * last: their bytes in {@code arena}. Null if there are none.
+     * The buckets of {@code step} to write at the flush, in the order they were first parked, the current one (if
+     * dirty) parked now: their bytes in {@code arena}. Null if there are none.
      */
     TimedRows dirtyBuckets(RollupStep step, RowArena arena) {
         Bucket bucket = current[step.ordinal()];

@@ -155,8 +155,14 @@ public final class ReadingDecoder {
         /** Per tag: offset and length of its name, offset and length of its value. */
         private final int[] tags = new int[MAX_TAGS * 4];
         private final RecentSeries recent = new RecentSeries();
+        /** The key layout of the prefixes in {@link #recent}. */
+        private KeyLayout recentLayout;
 
         ReadingValidator.Accepted read(byte[] value, KeyLayout layout) {
+            if (layout != recentLayout) {
+                recent.clear();
+                recentLayout = layout;
+            }
             data = value;
             pos = WireFormat.HEADER_SIZE;
             failed = false;

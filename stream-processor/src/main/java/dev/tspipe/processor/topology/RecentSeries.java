@@ -75,6 +75,11 @@ final class RecentSeries {
         return known;
     }
 
+    /** Forgets every series (their key prefixes are of another layout). */
+    void clear() {
+        Arrays.fill(slots, null);
+    }
+
     private boolean same(byte[] known, int start, int end) {
         return Arrays.equals(known, 0, known.length, data, start, end);
     }
