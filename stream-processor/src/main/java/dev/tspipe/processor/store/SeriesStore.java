@@ -107,6 +107,7 @@ public final class SeriesStore implements AutoCloseable {
     private final Set<PartitionIterator> iterators = ConcurrentHashMap.newKeySet();
     private final SeriesTable series = new SeriesTable();
     private final List<SeriesBuffer> dirty = new ArrayList<>();
+    private final List<Runnable> beforeFlush = new ArrayList<>();
     /** The bytes of the dirty series' raw rows. */
     private final RowArena arena = new RowArena();
     private static final RollupStep[] STEPS = RollupStep.values();
@@ -402,6 +403,14 @@ public final class SeriesStore implements AutoCloseable {
     }
 
     /**
+     * Runs {@code action} on the stream thread at the start of every flush, before the store's own work: for what is
+     * counted per reading and published once per commit (the pipeline's counters).
+     */
+    public void beforeEachFlush(Runnable action) {
+        beforeFlush.add(action);
+    }
+
+    /**
      * Sends everything ingested since the last flush to the changelogs (Kafka Streams calls this before it
      * commits the task's transaction, which then holds the records) and prepares its RocksDB write batch.
      * The batch is applied only once the transaction is known to be committed ({@link #committed}), so the
@@ -409,6 +418,7 @@ public final class SeriesStore implements AutoCloseable {
      * ingested (stream time moved on within the interval) are left out of both.
      */
     public void flush(Changelog changelog) {
+        beforeFlush.forEach(Runnable::run);
         validateUsable();
         endRestore();
         if (dirty.isEmpty()) {

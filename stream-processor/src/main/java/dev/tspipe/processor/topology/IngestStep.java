@@ -44,6 +44,7 @@ final class IngestStep {
         this.rejectedChild = rejectedChild;
         // The five tables are one series store: any of them leads to it.
         this.store = TableStore.seriesStoreOf(context.getStateStore(StoreNames.RAW));
+        store.beforeEachFlush(metrics::publish);
     }
 
     /** Stores {@code accepted}, read as {@code record}, or sends the record to the dead-letter child with its reason. */
