@@ -2,7 +2,6 @@ package dev.tspipe.processor.store;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongPredicate;
 
@@ -32,36 +31,10 @@ final class ChangelogGroup {
     private ChangelogGroup() {
     }
 
-    /** One row of a group. */
-    record Row(long epochMillis, byte[] value) {
-    }
-
-    /** Encodes {@code rows} as one or more record values of at most {@link #MAX_VALUE_BYTES} (one row alone may be larger). */
-    static List<byte[]> encode(List<Row> rows) {
-        List<byte[]> values = new ArrayList<>(1);
-        int start = 0;
-        while (start < rows.size()) {
-            int size = 1;
-            int end = start;
-            while (end < rows.size() && (end == start || size + ROW_OVERHEAD + rows.get(end).value.length <= MAX_VALUE_BYTES)) {
-                size += ROW_OVERHEAD + rows.get(end).value.length;
-                end++;
-            }
-            ByteBuffer buffer = ByteBuffer.allocate(size).put(VERSION);
-            for (int i = start; i < end; i++) {
-                Row row = rows.get(i);
-                buffer.putLong(row.epochMillis).putInt(row.value.length).put(row.value);
-            }
-            values.add(buffer.array());
-            start = end;
-        }
-        return values;
-    }
-
     /**
-     * As {@link #encode(List)}, for the rows a series buffered ({@code rows}: raw rows or replaced buckets, their bytes in
-     * {@code arena}), in the buffer's order; rows whose timestamp {@code leftOut} accepts are not written. No object per
-     * row.
+     * Encodes the rows a series buffered ({@code rows}: raw rows or replaced buckets, their bytes in
+     * {@code arena}) as one or more record values of at most {@link #MAX_VALUE_BYTES} (one row alone may be larger),
+     * in the buffer's order; rows whose timestamp {@code leftOut} accepts are not written. No object per row.
      */
     static List<byte[]> encode(TimedRows rows, byte[] arena, LongPredicate leftOut) {
         List<byte[]> values = new ArrayList<>(1);
@@ -92,14 +65,6 @@ final class ChangelogGroup {
             start = end;
         }
         return values;
-    }
-
-    /** The rows of one record value. */
-    static List<Row> decode(byte[] value) {
-        List<Row> rows = new ArrayList<>();
-        forEachRow(value, (epochMillis, source, offset, length) ->
-                rows.add(new Row(epochMillis, Arrays.copyOfRange(source, offset, offset + length))));
-        return rows;
     }
 
     /** Where {@link #forEachRow} hands each row: its bytes are {@code length} bytes of {@code source} from {@code offset}. */

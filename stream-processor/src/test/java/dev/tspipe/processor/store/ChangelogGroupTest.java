@@ -19,7 +19,7 @@ class ChangelogGroupTest {
         for (int round = 0; round < 300; round++) {
             RowArena arena = new RowArena();
             TimedRows rows = new TimedRows();
-            List<ChangelogGroup.Row> live = new ArrayList<>();
+            List<ChangelogGroups.Row> live = new ArrayList<>();
             Set<Long> leftOut = new HashSet<>();
             int n = random.nextInt(40);
             long millis = random.nextInt(1_000_000);
@@ -32,18 +32,18 @@ class ChangelogGroupTest {
                 if (random.nextInt(4) == 0) {
                     leftOut.add(millis);
                 } else {
-                    live.add(new ChangelogGroup.Row(millis, row));
+                    live.add(new ChangelogGroups.Row(millis, row));
                 }
             }
-            List<byte[]> expected = ChangelogGroup.encode(live);
+            List<byte[]> expected = ChangelogGroups.encode(live);
             List<byte[]> actual = ChangelogGroup.encode(rows, arena.bytes(), leftOut::contains);
             assertThat(actual).as("seed %d, round %d", seed, round).hasSameSizeAs(expected);
             for (int i = 0; i < expected.size(); i++) {
                 assertThat(actual.get(i)).as("seed %d, round %d, record %d", seed, round, i).isEqualTo(expected.get(i));
             }
             List<Long> decoded = new ArrayList<>();
-            actual.forEach(value -> ChangelogGroup.decode(value).forEach(row -> decoded.add(row.epochMillis())));
-            assertThat(decoded).as("seed %d, round %d", seed, round).isEqualTo(live.stream().map(ChangelogGroup.Row::epochMillis).toList());
+            actual.forEach(value -> ChangelogGroups.decode(value).forEach(row -> decoded.add(row.epochMillis())));
+            assertThat(decoded).as("seed %d, round %d", seed, round).isEqualTo(live.stream().map(ChangelogGroups.Row::epochMillis).toList());
         }
     }
 }

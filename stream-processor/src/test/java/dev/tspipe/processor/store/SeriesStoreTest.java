@@ -201,11 +201,11 @@ class SeriesStoreTest {
 
     /** A grouped changelog record of raw rows of {@code SERIES}: timestamp and value per row, in that order. */
     private static KeyValue<byte[], byte[]> rawGroup(Object... millisAndValues) {
-        List<ChangelogGroup.Row> rows = new ArrayList<>();
+        List<ChangelogGroups.Row> rows = new ArrayList<>();
         for (int i = 0; i < millisAndValues.length; i += 2) {
-            rows.add(new ChangelogGroup.Row((Long) millisAndValues[i], new RawRow((Double) millisAndValues[i + 1], Map.of()).toBytes()));
+            rows.add(new ChangelogGroups.Row((Long) millisAndValues[i], new RawRow((Double) millisAndValues[i + 1], Map.of()).toBytes()));
         }
-        return KeyValue.pair(SERIES, ChangelogGroup.encode(rows).get(0));
+        return KeyValue.pair(SERIES, ChangelogGroups.encode(rows).get(0));
     }
 
     private static KeyValue<byte[], byte[]> hourBucket(long start, double value) {

@@ -99,7 +99,7 @@ class StreamsInternalsTest {
             List<TestRecord<byte[], byte[]>> raw = changelog(driver, Table.RAW);
             assertThat(raw).hasSize(2);
             assertThat(raw.get(0).key()).isEqualTo(SERIES);
-            assertThat(ChangelogGroup.decode(raw.get(1).value())).singleElement()
+            assertThat(ChangelogGroups.decode(raw.get(1).value())).singleElement()
                     .satisfies(row -> assertThat(row.epochMillis()).isEqualTo(T0 + 1_000));
             assertThat(changelog(driver, Table.MINUTE)).hasSize(2);
             assertThat(changelog(driver, Table.HOUR)).hasSize(2).allSatisfy(record ->
