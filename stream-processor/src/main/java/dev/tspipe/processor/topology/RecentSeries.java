@@ -28,7 +28,8 @@ final class RecentSeries {
     record Known(byte[] names, int deviceLength, byte[] tenant, SeriesId series, byte[] prefix) {
     }
 
-    private final Known[] slots = new Known[SLOTS];
+    /** Made at the first series remembered: the decoder of the repartition topic, which sees few records, often never needs it. */
+    private Known[] slots;
     /** The bytes of the last {@link #find}, for {@link #remember}. */
     private byte[] data;
     private int deviceStart;
@@ -58,7 +59,7 @@ final class RecentSeries {
             h = hash(data, tenantStart, tenantStart + tenantLength, h * 31 + 1);
         }
         slot = (h ^ (h >>> 13)) & (SLOTS - 1);
-        Known known = slots[slot];
+        Known known = slots == null ? null : slots[slot];
         if (known != null && known.deviceLength() == deviceLength && same(known.names(), deviceStart, namesEnd)
                 && (tenantStart < 0 ? known.tenant() == null
                         : known.tenant() != null && same(known.tenant(), tenantStart, tenantStart + tenantLength))) {
@@ -71,13 +72,16 @@ final class RecentSeries {
     Known remember(SeriesId series, byte[] prefix) {
         Known known = new Known(Arrays.copyOfRange(data, deviceStart, metricStart + metricLength), deviceLength,
                 tenantStart < 0 ? null : Arrays.copyOfRange(data, tenantStart, tenantStart + tenantLength), series, prefix);
+        if (slots == null) {
+            slots = new Known[SLOTS];
+        }
         slots[slot] = known;
         return known;
     }
 
     /** Forgets every series (their key prefixes are of another layout). */
     void clear() {
-        Arrays.fill(slots, null);
+        slots = null;
     }
 
     private boolean same(byte[] known, int start, int end) {
