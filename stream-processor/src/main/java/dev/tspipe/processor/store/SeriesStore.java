@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
@@ -570,7 +569,6 @@ public final class SeriesStore implements AutoCloseable {
         return pendingBytes;
     }
 
-    /** As {@link #writeGroup} for a series' buffered raw rows, straight from the arena. */
     /**
      * Everything one series buffered, into the batch and the changelogs. A method of its own, called once per dirty
      * series: as the body of the flush's loop, which runs once per commit over thousands of series, all of it was
