@@ -116,9 +116,7 @@ public final class CatchUpMonitor {
         try {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(groupId)
                     .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-            samples.add(new Sample(System.nanoTime(), committed.entrySet().stream()
-                    .filter(e -> e.getKey().topic().equals(inputTopic) && e.getValue() != null)
-                    .mapToLong(e -> e.getValue().offset()).sum()));
+            samples.add(new Sample(System.nanoTime(), Offsets.committedOn(committed, inputTopic)));
             Map<TopicPartition, OffsetSpec> request = new HashMap<>();
             committed.keySet().forEach(tp -> request.put(tp, OffsetSpec.latest()));
             Map<TopicPartition, Long> inputEnds = Offsets.endOffsets(admin, inputTopic);

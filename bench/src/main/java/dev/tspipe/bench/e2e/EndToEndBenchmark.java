@@ -49,7 +49,7 @@ public final class EndToEndBenchmark {
     private static final List<String> ENDPOINTS = List.of("latest", "readings?limit=100", "rollups?step=1h");
     /** The step that measures the floor of every endpoint: {@code /health}, no store read (see {@link #queries}). */
     private static final String FLOOR = "/health (floor)";
-    private static final List<String> STEPS = List.of(FLOOR, "latest", "readings?limit=100", "rollups?step=1h");
+    private static final List<String> STEPS = Stream.concat(Stream.of(FLOOR), ENDPOINTS.stream()).toList();
     /** After the ingest of the query phase stops, a node that kept up commits the rest within this (its commit interval is 1 s). */
     private static final Duration KEPT_UP_WITHIN = Duration.ofSeconds(5);
     /** How long the harness waits for a node that did not keep up to commit the rest, to say how far behind it was. */

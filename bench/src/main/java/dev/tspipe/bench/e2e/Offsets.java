@@ -3,6 +3,7 @@ package dev.tspipe.bench.e2e;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 import java.util.HashMap;
@@ -34,13 +35,17 @@ final class Offsets {
         }
     }
 
+    /** The sum of the offsets in {@code committed} (a group's, as the admin client lists them) on {@code topic}'s partitions. */
+    static long committedOn(Map<TopicPartition, OffsetAndMetadata> committed, String topic) {
+        return committed.entrySet().stream()
+                .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+                .mapToLong(e -> e.getValue().offset()).sum();
+    }
+
     /** The sum of the offsets {@code groupId} has committed on {@code topic}'s partitions (0 for a partition without one). */
     static long committed(Admin admin, String groupId, String topic) {
         try {
-            return admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)
-                    .entrySet().stream()
-                    .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
-                    .mapToLong(e -> e.getValue().offset()).sum();
+            return committedOn(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS), topic);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot read the committed offsets of " + groupId + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {

@@ -26,7 +26,8 @@ final class ChangelogGroup {
     static final byte VERSION = 1;
     /** Rows are split into several records above this size, well below any broker's record limit. */
     static final int MAX_VALUE_BYTES = 256 * 1024;
-    private static final int ROW_OVERHEAD = 12;
+    /** Bytes of a row besides its value: its timestamp and its length. */
+    static final int ROW_OVERHEAD = 12;
 
     private ChangelogGroup() {
     }

@@ -83,17 +83,13 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
         Routed.Placement placement = placement(record.key(), deviceKey, here);
         if (placement != Routed.Placement.HERE) {
             misplaced.rerouted(placement, here, distributionKey);
+            DeadLetters.carrySource(record.headers(), here, record.key());
+            if (children.elsewhere() != null) {
+                context.forward(record.withValue(new Routed(verdict, record.key(), value, deviceKey, placement)), children.elsewhere());
+                return;
+            }
         }
-        if (placement == Routed.Placement.HERE) {
-            ingest.ingest(record, accepted);
-            return;
-        }
-        DeadLetters.carrySource(record.headers(), here, record.key());
-        if (children.elsewhere() == null) {
-            ingest.ingest(record, accepted);
-            return;
-        }
-        context.forward(record.withValue(new Routed(verdict, record.key(), value, deviceKey, placement)), children.elsewhere());
+        ingest.ingest(record, accepted);
     }
 
     /** Whether {@code bytes} are the UTF-8 encoding of {@code text}, without encoding it (ASCII compared in place). */

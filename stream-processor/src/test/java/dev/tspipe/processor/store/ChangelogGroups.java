@@ -12,8 +12,6 @@ import java.util.List;
  */
 final class ChangelogGroups {
 
-    private static final int ROW_OVERHEAD = 12;
-
     private ChangelogGroups() {
     }
 
@@ -28,8 +26,8 @@ final class ChangelogGroups {
         while (start < rows.size()) {
             int size = 1;
             int end = start;
-            while (end < rows.size() && (end == start || size + ROW_OVERHEAD + rows.get(end).value.length <= ChangelogGroup.MAX_VALUE_BYTES)) {
-                size += ROW_OVERHEAD + rows.get(end).value.length;
+            while (end < rows.size() && (end == start || size + ChangelogGroup.ROW_OVERHEAD + rows.get(end).value.length <= ChangelogGroup.MAX_VALUE_BYTES)) {
+                size += ChangelogGroup.ROW_OVERHEAD + rows.get(end).value.length;
                 end++;
             }
             ByteBuffer buffer = ByteBuffer.allocate(size).put(ChangelogGroup.VERSION);
