@@ -11,14 +11,19 @@ import java.util.Arrays;
  * end-to-end harness's catch-up (docs/benchmarks.md): checking the strings, making them and escaping them into the
  * row key took about a tenth of the stream thread.
  *
- * <p>Direct-mapped: {@value #SLOTS} slots, a series evicts the one whose slot it shares, so memory is bounded (a few
- * hundred bytes per slot in use) and a fleet larger than the slots is decoded as if there were no cache, only a hash
- * slower. Not thread-safe: one per decoder, as the decoder's reader is.
+ * <p>Set-associative: {@value #SLOTS} slots in sets of {@value #WAYS}, a series goes to the set of its hash and, when
+ * the set is full, evicts the one remembered longest ago there; so memory is bounded (a few hundred bytes per slot in
+ * use) and a fleet larger than the slots is decoded as if there were no cache, only a hash slower. Direct-mapped (one
+ * slot per hash), the series that shared a slot with another evicted each other at every reading: about a tenth of a
+ * task's 830 series in the default run of the end-to-end harness (birthday collisions), decoded the slow way every
+ * time. Not thread-safe: one per decoder, as the decoder's reader is.
  */
 final class RecentSeries {
 
-    /** Slots per decoder (a power of two): a task of the default run holds about 830 series, so few collide. */
+    /** Slots per decoder (a power of two): a task of the default run holds about 830 series. */
     static final int SLOTS = 8192;
+    /** Slots per set (a power of two): a set overflows only when more series than this share its hash bits. */
+    static final int WAYS = 4;
 
     /**
      * A series as a value spells it: the bytes from its device's first to its metric's last (the device, the metric's
@@ -30,6 +35,10 @@ final class RecentSeries {
 
     /** Made at the first series remembered: the decoder of the repartition topic, which sees few records, often never needs it. */
     private Known[] slots;
+    /** The hash of each slot's series, compared before its bytes. */
+    private int[] hashes;
+    /** Per set, the way its next new series takes when the set is full (round robin: the one remembered longest ago). */
+    private byte[] nextWay;
     /** The bytes of the last {@link #find}, for {@link #remember}. */
     private byte[] data;
     private int deviceStart;
@@ -38,7 +47,7 @@ final class RecentSeries {
     private int metricLength;
     private int tenantStart;
     private int tenantLength;
-    private int slot;
+    private int hash;
 
     /**
      * The series whose device, metric and tenant are these bytes of {@code data} ({@code tenantStart} -1: no tenant),
@@ -58,12 +67,21 @@ final class RecentSeries {
         if (tenantStart >= 0) {
             h = hash(data, tenantStart, tenantStart + tenantLength, h * 31 + 1);
         }
-        slot = (h ^ (h >>> 13)) & (SLOTS - 1);
-        Known known = slots == null ? null : slots[slot];
-        if (known != null && known.deviceLength() == deviceLength && same(known.names(), deviceStart, namesEnd)
-                && (tenantStart < 0 ? known.tenant() == null
-                        : known.tenant() != null && same(known.tenant(), tenantStart, tenantStart + tenantLength))) {
-            return known;
+        hash = h ^ (h >>> 13);
+        if (slots == null) {
+            return null;
+        }
+        int first = firstSlotOf(hash);
+        for (int slot = first; slot < first + WAYS; slot++) {
+            Known known = slots[slot];
+            if (known == null) {
+                return null;
+            }
+            if (hashes[slot] == hash && known.deviceLength() == deviceLength && same(known.names(), deviceStart, namesEnd)
+                    && (tenantStart < 0 ? known.tenant() == null
+                            : known.tenant() != null && same(known.tenant(), tenantStart, tenantStart + tenantLength))) {
+                return known;
+            }
         }
         return null;
     }
@@ -74,14 +92,33 @@ final class RecentSeries {
                 tenantStart < 0 ? null : Arrays.copyOfRange(data, tenantStart, tenantStart + tenantLength), series, prefix);
         if (slots == null) {
             slots = new Known[SLOTS];
+            hashes = new int[SLOTS];
+            nextWay = new byte[SLOTS / WAYS];
+        }
+        int first = firstSlotOf(hash);
+        int slot = first;
+        while (slot < first + WAYS && slots[slot] != null) {
+            slot++;
+        }
+        if (slot == first + WAYS) {
+            int set = first / WAYS;
+            slot = first + nextWay[set];
+            nextWay[set] = (byte) ((nextWay[set] + 1) & (WAYS - 1));
         }
         slots[slot] = known;
+        hashes[slot] = hash;
         return known;
+    }
+
+    private static int firstSlotOf(int hash) {
+        return (hash & (SLOTS / WAYS - 1)) * WAYS;
     }
 
     /** Forgets every series (their key prefixes are of another layout). */
     void clear() {
         slots = null;
+        hashes = null;
+        nextWay = null;
     }
 
     private boolean same(byte[] known, int start, int end) {

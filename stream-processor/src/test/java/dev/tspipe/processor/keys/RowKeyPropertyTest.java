@@ -91,6 +91,34 @@ class RowKeyPropertyTest {
     }
 
     @Test
+    void theReversedTimestampMatchesTheReferenceAtEveryDigitBoundary() {
+        // Where a digit of Long.MAX_VALUE - t carries or borrows: t such that the reversed value ends in k nines or k
+        // zeros, for every k, and their neighbours; plus seeded random times over the whole range.
+        List<Long> times = new ArrayList<>(List.of(RowKey.MIN_EPOCH_MILLIS, RowKey.MAX_EPOCH_MILLIS));
+        long power = 1;
+        for (int k = 1; k <= 18; k++) {
+            power *= 10;
+            long roundReversed = (Long.MAX_VALUE - RowKey.MAX_EPOCH_MILLIS) / power * power + power;
+            for (long delta = -2; delta <= 2; delta++) {
+                times.add(Long.MAX_VALUE - roundReversed + delta);
+            }
+        }
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
+        Random random = new Random(seed);
+        for (int i = 0; i < 10_000; i++) {
+            times.add((long) (random.nextDouble() * RowKey.MAX_EPOCH_MILLIS));
+        }
+        SeriesId series = SeriesId.of("d", "m");
+        for (long time : times) {
+            if (time < RowKey.MIN_EPOCH_MILLIS || time > RowKey.MAX_EPOCH_MILLIS) {
+                continue;
+            }
+            assertThat(RowKey.encode(KeyLayout.DEFAULT, series, time)).as("t=%d (seed %d)", time, seed)
+                    .isEqualTo(ReferenceKeys.key(KeyLayout.DEFAULT, series, time));
+        }
+    }
+
+    @Test
     void decodeOfEncodeIsTheIdentityAndMatchesTheReferenceFormat() {
         forAll("round trip", (random, layout) -> {
             RowKey key = RowKey.of(randomSeries(random, layout), randomTime(random));
