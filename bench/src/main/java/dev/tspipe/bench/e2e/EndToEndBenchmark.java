@@ -250,7 +250,9 @@ public final class EndToEndBenchmark {
         try (NodeProcess forwarder = NodeProcess.start("tspipe-forwarder", options.nodeJvmOptions(),
                 options.out().resolve("e2e-" + runId + "-tspipe-forwarder.log"), "tspipe", context.bootstrap(),
                 context.registryUrl(), applicationId, work.resolve("tspipe-forwarder-state"), INPUT_TOPIC, DLQ_TOPIC,
-                options.threads(), forwarderPort, null, Duration.ZERO)) {
+                options.threads(), forwarderPort, null, Duration.ZERO);
+             QueryLoadProcess load = QueryLoadProcess.start(options.out().resolve("e2e-" + runId + "-query-load.log"),
+                     work.resolve("query-uris.txt"))) {
             forwarder.await("STATE RUNNING", Duration.ofMinutes(5));
             awaitReady(ownerPort);
             awaitReady(forwarderPort);
@@ -282,7 +284,6 @@ public final class EndToEndBenchmark {
             // and machine at the same moment. What it takes is what any endpoint of this node pays here before its
             // own work (a core to run on, the node's pauses, the client), not something a store design can remove.
             ownerUris.put(FLOOR, List.of(URI.create("http://127.0.0.1:" + ownerPort + "/health")));
-            QueryLoad load = new QueryLoad();
             List<URI> everything = new ArrayList<>();
             ownerUris.values().forEach(everything::addAll);
             forwardedUris.values().forEach(everything::addAll);

@@ -1,0 +1,67 @@
+package dev.tspipe.bench.e2e;
+
+import dev.tspipe.bench.ChildJvm;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The harness's side of a {@link QueryLoadMain} child JVM: a small heap and the serial collector, so that the client
+ * adds as little as it can to the latencies it measures (its allocation is a few objects per request; with 64 workers
+ * it rarely collects at all).
+ */
+final class QueryLoadProcess implements AutoCloseable {
+
+    static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx256m", "-XX:+UseSerialGC");
+
+    private final ChildJvm jvm;
+    private final Path uriFile;
+
+    private QueryLoadProcess(ChildJvm jvm, Path uriFile) {
+        this.jvm = jvm;
+        this.uriFile = uriFile;
+    }
+
+    static QueryLoadProcess start(Path logFile, Path uriFile) {
+        ChildJvm jvm = ChildJvm.start("query-load", JVM_OPTIONS, logFile, QueryLoadMain.class, List.of());
+        QueryLoadProcess process = new QueryLoadProcess(jvm, uriFile);
+        try {
+            jvm.await("READY", Duration.ofSeconds(60));
+        } catch (RuntimeException e) {
+            process.close();
+            throw e;
+        }
+        return process;
+    }
+
+    /** {@link QueryLoad#run}, in the child. */
+    QueryLoad.Result run(List<URI> uris, int rate, Duration duration) {
+        try {
+            Files.writeString(uriFile, uris.stream().map(URI::toString).collect(Collectors.joining("\n")), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the query URIs to " + uriFile, e);
+        }
+        jvm.send("RUN " + rate + " " + duration.toSeconds() + " " + uriFile);
+        String[] r = jvm.await("RESULT", duration.plusSeconds(60)).split(" ");
+        return new QueryLoad.Result(Long.parseLong(r[0]), Long.parseLong(r[1]), Double.parseDouble(r[2]),
+                Double.parseDouble(r[3]), Double.parseDouble(r[4]), Double.parseDouble(r[5]));
+    }
+
+    @Override
+    public void close() {
+        jvm.send("stop");
+        jvm.terminate(Duration.ofSeconds(10));
+        try {
+            Files.deleteIfExists(uriFile);
+        } catch (IOException e) {
+            // A temporary file left behind; the run's results do not depend on it.
+        }
+    }
+}
