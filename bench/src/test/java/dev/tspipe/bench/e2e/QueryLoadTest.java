@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -12,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -73,6 +75,23 @@ class QueryLoadTest {
         assertThat(result.errors()).isZero();
         assertThat(chunked).hasValue(200);
         assertThat(result.p50Ms()).isPositive();
+    }
+
+    @Test
+    void inItsOwnJvmTheLoadSendsEveryRequestAndReportsWhatCameBack(@TempDir Path dir) {
+        try (QueryLoadProcess child = QueryLoadProcess.start(dir.resolve("query-load.log"), dir.resolve("uris.txt"))) {
+            QueryLoad.Result ok = child.run(List.of(uri(server, "/fixed"), uri(other, "/chunked")), RATE, ONE_SECOND);
+            assertThat(ok.requests()).isEqualTo(200);
+            assertThat(ok.errors()).isZero();
+            assertThat(fixed.get() + chunked.get()).isEqualTo(200);
+            assertThat(ok.p50Ms()).isPositive();
+            assertThat(ok.maxMs()).isGreaterThanOrEqualTo(ok.p99Ms()).isGreaterThanOrEqualTo(ok.p50Ms());
+
+            QueryLoad.Result failed = child.run(List.of(uri(server, "/failing")), RATE, ONE_SECOND);
+            assertThat(failed.requests()).isEqualTo(200);
+            assertThat(failed.errors()).isEqualTo(200);
+            assertThat(failing).hasValue(200);
+        }
     }
 
     @Test
