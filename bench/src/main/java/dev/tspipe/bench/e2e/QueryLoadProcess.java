@@ -56,8 +56,7 @@ final class QueryLoadProcess implements AutoCloseable {
 
     @Override
     public void close() {
-        jvm.send("stop");
-        jvm.terminate(Duration.ofSeconds(10));
+        jvm.stop(Duration.ofSeconds(10));
         try {
             Files.deleteIfExists(uriFile);
         } catch (IOException e) {

@@ -75,6 +75,12 @@ public record RowKey(SeriesId series, long epochMillis) {
     /** 9999-12-31T23:59:59.999Z. */
     public static final long MAX_EPOCH_MILLIS = 253_402_300_799_999L;
     public static final int TIMESTAMP_DIGITS = 19;
+    public static final int SALT_CHARS = 4;
+
+    private static final byte ESCAPE = '%';
+    private static final byte[] UPPER_HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LOWER_HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final ThreadLocal<SaltScratch> SALT_SCRATCH = ThreadLocal.withInitial(SaltScratch::new);
     /** "00", "01", ... "99" as ASCII, two bytes each. */
     private static final byte[] DIGIT_PAIRS = new byte[200];
 
@@ -84,12 +90,6 @@ public record RowKey(SeriesId series, long epochMillis) {
             DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
         }
     }
-    public static final int SALT_CHARS = 4;
-
-    private static final byte ESCAPE = '%';
-    private static final byte[] UPPER_HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] LOWER_HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-    private static final ThreadLocal<SaltScratch> SALT_SCRATCH = ThreadLocal.withInitial(SaltScratch::new);
 
     public RowKey {
         Objects.requireNonNull(series, "series");
@@ -276,8 +276,8 @@ public record RowKey(SeriesId series, long epochMillis) {
 
     /**
      * The 19 digits of {@code Long.MAX_VALUE - epochMillis}: two long divisions split them into 3 + 8 + 8 digits, and
-     * each 8 are written two at a time with int arithmetic (a row key is written about three times per reading; one
-     * long division per digit was 4% of the stream thread in the end-to-end harness's profile).
+     * each 8 are written two at a time with int arithmetic, not one long division per digit (a row key is written about
+     * three times per reading; docs/benchmarks.md, fifth round).
      */
     private static void writeReversedTimestamp(long epochMillis, byte[] out, int pos) {
         long reversed = Long.MAX_VALUE - epochMillis;

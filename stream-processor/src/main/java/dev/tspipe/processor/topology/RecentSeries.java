@@ -14,9 +14,9 @@ import java.util.Arrays;
  * <p>Set-associative: {@value #SLOTS} slots in sets of {@value #WAYS}, a series goes to the set of its hash and, when
  * the set is full, evicts the one remembered longest ago there; so memory is bounded (a few hundred bytes per slot in
  * use) and a fleet larger than the slots is decoded as if there were no cache, only a hash slower. Direct-mapped (one
- * slot per hash), the series that shared a slot with another evicted each other at every reading: about a tenth of a
- * task's 830 series in the default run of the end-to-end harness (birthday collisions), decoded the slow way every
- * time. Not thread-safe: one per decoder, as the decoder's reader is.
+ * slot per hash), series that shared a slot evicted each other at every reading and were decoded the slow way every
+ * time (birthday collisions: docs/benchmarks.md, fifth round). Not thread-safe: one per decoder, as the decoder's
+ * reader is.
  */
 final class RecentSeries {
 
