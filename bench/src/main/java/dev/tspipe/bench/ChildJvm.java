@@ -47,6 +47,22 @@ public final class ChildJvm implements AutoCloseable {
         reader.start();
     }
 
+    /**
+     * Starts a child as {@link #start} does and waits for its status line starting with {@code ready}; a child that does
+     * not say it within {@code timeout}, or exits first, is terminated and the failure rethrown.
+     */
+    public static ChildJvm startReady(String name, List<String> jvmOptions, Path logFile, Class<?> mainClass,
+                                      List<String> args, String ready, Duration timeout) {
+        ChildJvm jvm = start(name, jvmOptions, logFile, mainClass, args);
+        try {
+            jvm.await(ready, timeout);
+        } catch (RuntimeException e) {
+            jvm.terminate(Duration.ofSeconds(20));
+            throw e;
+        }
+        return jvm;
+    }
+
     public static ChildJvm start(String name, List<String> jvmOptions, Path logFile, Class<?> mainClass, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());

@@ -29,17 +29,10 @@ final class NodeProcess implements AutoCloseable {
     static NodeProcess start(String name, List<String> jvmOptions, Path logFile, String mode, String bootstrap,
                              String registryUrl, String applicationId, Path stateDir, String inputTopic, String dlqTopic,
                              int threads, int httpPort, Path jfrFile, Duration grace) {
-        ChildJvm jvm = ChildJvm.start(name, jvmOptions, logFile, NodeMain.class, List.of(mode, bootstrap, registryUrl,
-                applicationId, stateDir.toString(), inputTopic, dlqTopic, Integer.toString(threads), Integer.toString(httpPort),
-                jfrFile == null ? "-" : jfrFile.toString(), Long.toString(grace.toSeconds())));
-        NodeProcess node = new NodeProcess(jvm);
-        try {
-            jvm.await("STARTED", Duration.ofSeconds(60));
-        } catch (RuntimeException e) {
-            node.close();
-            throw e;
-        }
-        return node;
+        return new NodeProcess(ChildJvm.startReady(name, jvmOptions, logFile, NodeMain.class, List.of(mode, bootstrap,
+                registryUrl, applicationId, stateDir.toString(), inputTopic, dlqTopic, Integer.toString(threads),
+                Integer.toString(httpPort), jfrFile == null ? "-" : jfrFile.toString(), Long.toString(grace.toSeconds())),
+                "STARTED", Duration.ofSeconds(60)));
     }
 
     /** CPU time (user + system) the child has used so far. */

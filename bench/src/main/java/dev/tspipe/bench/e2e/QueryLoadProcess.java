@@ -30,15 +30,8 @@ final class QueryLoadProcess implements AutoCloseable {
     }
 
     static QueryLoadProcess start(Path logFile, Path uriFile) {
-        ChildJvm jvm = ChildJvm.start("query-load", JVM_OPTIONS, logFile, QueryLoadMain.class, List.of());
-        QueryLoadProcess process = new QueryLoadProcess(jvm, uriFile);
-        try {
-            jvm.await("READY", Duration.ofSeconds(60));
-        } catch (RuntimeException e) {
-            process.close();
-            throw e;
-        }
-        return process;
+        return new QueryLoadProcess(ChildJvm.startReady("query-load", JVM_OPTIONS, logFile, QueryLoadMain.class, List.of(),
+                "READY", Duration.ofSeconds(60)), uriFile);
     }
 
     /** {@link QueryLoad#run}, in the child. */
