@@ -79,6 +79,15 @@ final class NodeCommand implements Callable<Integer> {
             description = "Dead-letter topic (default: ${DEFAULT-VALUE}).")
     String dlqTopic;
 
+    @Option(names = "--create-topics",
+            description = "Create the readings topic (with --partitions) and the dead-letter topic when they are missing, "
+                    + "with the cluster's default replication factor.")
+    boolean createTopics;
+
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "12",
+            description = "Partitions of the readings topic when --create-topics creates it (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
     @Option(names = "--processing-guarantee", paramLabel = "GUARANTEE", defaultValue = StreamsConfig.EXACTLY_ONCE_V2,
             description = "exactly_once_v2 or at_least_once (default: ${DEFAULT-VALUE}).")
     String processingGuarantee;
@@ -112,6 +121,9 @@ final class NodeCommand implements Callable<Integer> {
                 applicationId, httpHost,
                 httpPort, advertisedHost != null ? advertisedHost : hostName(), stateDir, readingsTopic, dlqTopic,
                 processingGuarantee, threads, standbyReplicas, extra);
+        if (createTopics) {
+            TopicSetup.createMissing(kafka.bootstrapServers, readingsTopic, partitions, dlqTopic);
+        }
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(settings));
             PrintWriter out = spec.commandLine().getOut();

@@ -1,21 +1,13 @@
 package dev.tspipe.embedded;
 
-import kafka.server.KafkaConfig;
-import kafka.server.KafkaRaftServer;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.metadata.storage.Formatter;
-import org.apache.kafka.server.common.MetadataVersion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -28,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -43,8 +36,8 @@ import java.util.stream.Stream;
  * topic has replication factor 1 and min ISR 1, and the first consumer-group rebalance is not
  * delayed.
  *
- * <p>Storage is formatted programmatically (the equivalent of {@code kafka-storage format})
- * the first time a log directory is used. A broker started on a directory that already holds
+ * <p>Storage is formatted programmatically by {@link KraftServer} (the equivalent of
+ * {@code kafka-storage format}) the first time a log directory is used. A broker started on a directory that already holds
  * a formatted log keeps its cluster id, topics and records. Without a directory, a temporary
  * one is created and deleted on {@link #close()}.
  *
@@ -67,14 +60,14 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
-    private final KafkaRaftServer server;
+    private final KraftServer server;
     private final Path logDir;
     private final boolean deleteLogDirOnClose;
     private final int port;
     private final int controllerPort;
     private boolean closed;
 
-    private EmbeddedKafka(KafkaRaftServer server, Path logDir, boolean deleteLogDirOnClose,
+    private EmbeddedKafka(KraftServer server, Path logDir, boolean deleteLogDirOnClose,
                           int port, int controllerPort) {
         this.server = server;
         this.logDir = logDir;
@@ -158,8 +151,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         closed = true;
         log.info("Stopping embedded Kafka broker on {}", bootstrapServers());
-        server.shutdown();
-        server.awaitShutdown();
+        server.close();
         if (deleteLogDirOnClose) {
             deleteRecursively(logDir);
         }
@@ -213,22 +205,19 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             int brokerPort = port != 0 ? port : freePort();
             int quorumPort = controllerPort != 0 ? controllerPort : freePort(brokerPort);
-            Map<String, Object> props = brokerProperties(dir, brokerPort, quorumPort);
+            Map<String, String> props = brokerProperties(dir, brokerPort, quorumPort);
             props.putAll(overrides);
-            KafkaConfig config = new KafkaConfig(props, false);
-            KafkaRaftServer server = null;
+            KraftServer server = null;
             try {
-                formatIfNeeded(dir);
-                server = new KafkaRaftServer(config, Time.SYSTEM);
-                server.startup();
+                // A new folder gets a new cluster; a formatted one keeps its own.
+                server = KraftServer.start(props, Optional.of(KraftServer.randomClusterId()));
                 EmbeddedKafka kafka = new EmbeddedKafka(server, dir, temporary, brokerPort, quorumPort);
                 awaitReady(kafka);
                 log.info("Embedded Kafka broker ready on {} (data in {})", kafka.bootstrapServers(), dir);
                 return kafka;
             } catch (RuntimeException | Error e) {
                 if (server != null) {
-                    server.shutdown();
-                    server.awaitShutdown();
+                    server.close();
                 }
                 if (temporary) {
                     deleteRecursively(dir);
@@ -237,8 +226,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
         }
 
-        private static Map<String, Object> brokerProperties(Path dir, int brokerPort, int quorumPort) {
-            Map<String, Object> props = new HashMap<>();
+        private static Map<String, String> brokerProperties(Path dir, int brokerPort, int quorumPort) {
+            Map<String, String> props = new HashMap<>();
             props.put("process.roles", "broker,controller");
             props.put("node.id", Integer.toString(NODE_ID));
             props.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + quorumPort);
@@ -266,28 +255,6 @@ public final class EmbeddedKafka implements AutoCloseable {
             // A laptop-sized log cleaner (the default dedupe buffer is 128 MiB).
             props.put("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
             return props;
-        }
-
-        private static void formatIfNeeded(Path dir) {
-            if (Files.exists(dir.resolve("meta.properties"))) {
-                log.info("Kafka storage in {} is already formatted; keeping its topics and records", dir);
-                return;
-            }
-            Formatter formatter = new Formatter()
-                    .setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
-                    .setNodeId(NODE_ID)
-                    .setClusterId(Uuid.randomUuid().toString())
-                    .setDirectories(List.of(dir.toString()))
-                    .setMetadataLogDirectory(dir.toString())
-                    .setControllerListenerName(CONTROLLER_LISTENER)
-                    .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
-                    .setIgnoreFormatted(true);
-            try {
-                formatter.run();
-            } catch (Exception e) {
-                throw new IllegalStateException("Could not format Kafka storage in " + dir + ": " + e.getMessage(), e);
-            }
-            log.info("Formatted Kafka storage in {} (cluster id {})", dir, formatter.clusterId());
         }
 
         private static void awaitReady(EmbeddedKafka kafka) {

@@ -13,7 +13,8 @@ import java.util.Objects;
 
 /**
  * A Confluent-compatible schema registry (Avro) running in this JVM: the REST API that Avro
- * serdes use, over HTTP on {@code 127.0.0.1}, durable in a Kafka topic as Confluent's is.
+ * serdes use, over HTTP (on {@code 127.0.0.1} unless told otherwise), durable in a Kafka topic as
+ * Confluent's is.
  *
  * <p>Every change is written to the compacted single-partition topic {@code _schemas} before
  * it is applied; on start the registry reads that topic from the beginning, so a registry
@@ -32,15 +33,18 @@ import java.util.Objects;
 public final class EmbeddedSchemaRegistry implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedSchemaRegistry.class);
+    private static final String ANY_ADDRESS = "0.0.0.0";
 
     private final Javalin http;
     private final SchemasTopic journal;
+    private final String host;
     private final int port;
     private boolean closed;
 
-    private EmbeddedSchemaRegistry(Javalin http, SchemasTopic journal, int port) {
+    private EmbeddedSchemaRegistry(Javalin http, SchemasTopic journal, String host, int port) {
         this.http = http;
         this.journal = journal;
+        this.host = host;
         this.port = port;
     }
 
@@ -48,9 +52,12 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
         return new Builder();
     }
 
-    /** The base URL, e.g. {@code http://127.0.0.1:8081}, as serdes take it in {@code schema.registry.url}. */
+    /**
+     * The base URL, e.g. {@code http://127.0.0.1:8081}, as serdes on this machine take it in
+     * {@code schema.registry.url} (loopback when the registry listens on every address).
+     */
     public String url() {
-        return "http://" + EmbeddedKafka.HOST + ":" + port;
+        return "http://" + (host.equals(ANY_ADDRESS) ? EmbeddedKafka.HOST : host) + ":" + port;
     }
 
     public int port() {
@@ -75,6 +82,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
     /** Options of an embedded registry; {@link #start()} replays the journal, then serves. */
     public static final class Builder {
         private String bootstrapServers;
+        private String host = EmbeddedKafka.HOST;
         private int port;
         private String topic = SchemasTopic.DEFAULT_NAME;
 
@@ -87,7 +95,13 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
             return this;
         }
 
-        /** The HTTP port on {@code 127.0.0.1}; 0 (the default) picks a free port. */
+        /** The address HTTP listens on: {@code 127.0.0.1} by default, {@code 0.0.0.0} for every address (a container). */
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The HTTP port; 0 (the default) picks a free port. */
         public Builder port(int port) {
             if (port < 0 || port > 65_535) {
                 throw new IllegalArgumentException("port must be between 0 and 65535, got " + port);
@@ -114,12 +128,12 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
                 Javalin http = Javalin.create(config -> {
                     config.startup.showJavalinBanner = false;
                     config.startup.showOldJavalinVersionWarning = false;
-                    config.jetty.host = EmbeddedKafka.HOST;
+                    config.jetty.host = host;
                     config.jetty.port = port;
                     config.jetty.threadPool = threadPool();
                     routes.addTo(config);
                 }).start();
-                EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(http, journal, http.port());
+                EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(http, journal, host, http.port());
                 log.info("Schema registry ready on {} (journal topic {} on {})", registry.url(), topic, bootstrapServers);
                 return registry;
             } catch (RuntimeException | Error e) {

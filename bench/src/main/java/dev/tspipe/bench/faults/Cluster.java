@@ -22,7 +22,7 @@ import java.util.Set;
  * restarts). Not thread-safe per process: one lane of faults handles the broker and registry, another
  * the nodes.
  */
-final class Cluster implements AutoCloseable {
+final class Cluster implements Failover.Nodes, AutoCloseable {
 
     static final String INPUT_TOPIC = "readings";
     static final String DLQ_TOPIC = "readings-dlq";
@@ -67,11 +67,18 @@ final class Cluster implements AutoCloseable {
         return "http://127.0.0.1:" + registryPort;
     }
 
-    String nodeUrl(int node) {
+    @Override
+    public String nodeUrl(int node) {
         return "http://127.0.0.1:" + nodePorts[node];
     }
 
-    int nodeCount() {
+    @Override
+    public String advertisedAddress(int node) {
+        return "127.0.0.1:" + nodePorts[node];
+    }
+
+    @Override
+    public int nodeCount() {
         return nodes.length;
     }
 
@@ -124,7 +131,8 @@ final class Cluster implements AutoCloseable {
         }
     }
 
-    void killNode(int i) {
+    @Override
+    public void killNode(int i) {
         nodes[i].kill();
     }
 

@@ -4,16 +4,34 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Failover as a client sees it: with two nodes and one standby replica per task, one node is
- * killed with SIGKILL while the other is asked for the latest reading of every series once a
- * second. Measured: the seconds from the kill until a round in which every series answers 200 and
- * fresh (no {@code X-Tspipe-Stale}) again, and the share of answers that were not 200 until then.
+ * Failover as a client sees it: with two nodes or more and one standby replica per task, one node
+ * is killed with SIGKILL while another is asked for the latest reading of every series once a
+ * second. Measured: the seconds from the kill until the first round in which every series answers
+ * 200 (fresh, or stale from a standby), until a round in which every series answers 200 and fresh
+ * (no {@code X-Tspipe-Stale}) again, and the share of answers that were not 200 until then.
  */
-final class Failover {
+public final class Failover {
 
-    /** The figures of one failover; {@code recovered} false if every series was not fresh within the timeout. */
-    record Result(int killedNode, int activePartitionsOfKilledNode, int queriedNode, int seriesAsked, int seriesNotAnsweringBefore, boolean recovered,
-                  double secondsUntilFresh, int rounds, long answers, long non200, long stale, double non200Share, double staleShare,
+    /** The tspipe nodes of a cluster under test, as a failover needs them: the harness's child JVMs or containers. */
+    public interface Nodes {
+        int nodeCount();
+
+        /** Where this client reaches the node, e.g. {@code http://127.0.0.1:8080}. */
+        String nodeUrl(int node);
+
+        /** The {@code host:port} other instances know the node by, as {@code /api/v1/stats/partitions} names owners. */
+        String advertisedAddress(int node);
+
+        /** Kills the node at once (SIGKILL): no goodbye to the group, no flush. */
+        void killNode(int node);
+    }
+
+    /**
+     * The figures of one failover; {@code recovered} false if every series was not fresh within the timeout, and
+     * {@code secondsUntilAnswered} the timeout if no round was answered 200 throughout.
+     */
+    public record Result(int killedNode, int activePartitionsOfKilledNode, int queriedNode, int seriesAsked, int seriesNotAnsweringBefore, boolean recovered,
+                  double secondsUntilAnswered, double secondsUntilFresh, int rounds, long answers, long non200, long stale, double non200Share, double staleShare,
                   java.util.Map<Integer, Long> statuses) {
     }
 
@@ -24,8 +42,8 @@ final class Failover {
      * Series that do not answer 200 and fresh before the kill (a series tspipe lost, say) are left
      * out: they would never recover, and they are counted by the comparison with the oracle.
      */
-    static Result measure(Cluster cluster, List<Series> all, QueryClient client, Duration timeout,
-                          java.util.function.Consumer<String> progress) {
+    public static Result measure(Nodes cluster, List<Series> all, QueryClient client, Duration timeout,
+                                 java.util.function.Consumer<String> progress) {
         // Kill the node with the most active tasks: after many restarts one node may hold them all, and
         // killing a node that holds only standbys would measure nothing.
         int[] active = activePartitions(cluster, client);
@@ -58,6 +76,7 @@ final class Failover {
         long non200 = 0;
         long stale = 0;
         int rounds = 0;
+        double secondsUntilAnswered = -1;
         for (long next = killedAt; System.nanoTime() < deadline; next += 1_000_000_000L) {
             sleepUntil(next);
             Round round = round(client, base, series, statuses);
@@ -69,18 +88,23 @@ final class Failover {
                 progress.accept(String.format("failover: %d s, last round %d not 200, %d stale", (System.nanoTime() - killedAt) / 1_000_000_000L,
                         round.non200(), round.stale()));
             }
+            double seconds = (System.nanoTime() - killedAt) / 1e9;
+            if (round.non200() == 0 && secondsUntilAnswered < 0) {
+                secondsUntilAnswered = seconds;
+            }
             if (round.fresh()) {
-                double seconds = (System.nanoTime() - killedAt) / 1e9;
-                return new Result(killed, active[killed], queried, series.size(), left, true, seconds, rounds, answers, non200, stale,
+                return new Result(killed, active[killed], queried, series.size(), left, true, secondsUntilAnswered, seconds, rounds,
+                        answers, non200, stale,
                         non200 / (double) answers, stale / (double) answers, statuses);
             }
         }
-        return new Result(killed, active[killed], queried, series.size(), left, false, timeout.toSeconds(), rounds, answers, non200, stale,
+        return new Result(killed, active[killed], queried, series.size(), left, false,
+                secondsUntilAnswered < 0 ? timeout.toSeconds() : secondsUntilAnswered, timeout.toSeconds(), rounds, answers, non200, stale,
                 non200 / (double) Math.max(1, answers), stale / (double) Math.max(1, answers), statuses);
     }
 
     /** Active partitions per node, from {@code /api/v1/stats/partitions} (which merges every instance's). */
-    private static int[] activePartitions(Cluster cluster, QueryClient client) {
+    private static int[] activePartitions(Nodes cluster, QueryClient client) {
         int[] active = new int[cluster.nodeCount()];
         QueryClient.Answer answer = client.get(cluster.nodeUrl(0) + "/api/v1/stats/partitions", Duration.ofSeconds(30));
         if (answer.status() != 200) {
@@ -91,7 +115,7 @@ final class Failover {
                     .readTree(answer.body()).path("partitions")) {
                 String owner = partition.path("owner").asText();
                 for (int i = 0; i < active.length; i++) {
-                    if (cluster.nodeUrl(i).endsWith("//" + owner)) {
+                    if (owner.equals(cluster.advertisedAddress(i))) {
                         active[i]++;
                     }
                 }

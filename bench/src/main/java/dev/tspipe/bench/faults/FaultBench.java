@@ -405,8 +405,8 @@ public final class FaultBench {
         Failover.Result r = Failover.measure(cluster, series, new QueryClient(Duration.ZERO),
                 Duration.ofSeconds(options.failoverTimeoutSeconds()), this::say);
         say(r.recovered()
-                ? String.format("failover: every series fresh again %.1f s after the kill; %.2f%% of the answers not 200, %.2f%% stale",
-                r.secondsUntilFresh(), 100 * r.non200Share(), 100 * r.staleShare())
+                ? String.format("failover: every series answered 200 again %.1f s and fresh %.1f s after the kill; %.2f%% of the answers"
+                + " not 200, %.2f%% stale", r.secondsUntilAnswered(), r.secondsUntilFresh(), 100 * r.non200Share(), 100 * r.staleShare())
                 : "failover: series still not all fresh after " + options.failoverTimeoutSeconds() + " s");
         return r;
     }
@@ -471,11 +471,11 @@ public final class FaultBench {
         }
         out.append("\nDead letters by reason: ").append(result.get("deadLetters")).append('\n');
         if (result.get("failover") instanceof Failover.Result f) {
-            out.append(String.format("Failover (node-%d killed, active for %d partitions; node-%d asked for %d series%s): every series fresh after %.1f s%s; "
+            out.append(String.format("Failover (node-%d killed, active for %d partitions; node-%d asked for %d series%s): every series answered after %.1f s, fresh after %.1f s%s; "
                             + "%.2f%% of the answers not 200, %.2f%% stale; answers by status %s%n", f.killedNode(),
                     f.activePartitionsOfKilledNode(), f.queriedNode(), f.seriesAsked(),
                     f.seriesNotAnsweringBefore() == 0 ? "" : ", " + f.seriesNotAnsweringBefore() + " left out: no fresh 200 before the kill",
-                    f.secondsUntilFresh(), f.recovered() ? "" : " (NOT recovered)", 100 * f.non200Share(), 100 * f.staleShare(), f.statuses()));
+                    f.secondsUntilAnswered(), f.secondsUntilFresh(), f.recovered() ? "" : " (NOT recovered)", 100 * f.non200Share(), 100 * f.staleShare(), f.statuses()));
         }
         out.append("Wall time: ").append(result.get("wallSeconds")).append(" s\n");
         return out.toString();

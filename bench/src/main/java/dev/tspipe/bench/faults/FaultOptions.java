@@ -35,7 +35,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param serverJvmOptions JVM options of the broker and the registry
  */
 @com.fasterxml.jackson.annotation.JsonAutoDetect(fieldVisibility = com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility.ANY)
-record FaultOptions(int nodes, int partitions, int devices, int metrics, int rate, int seconds, long intervalMillis,
+public record FaultOptions(int nodes, int partitions, int devices, int metrics, int rate, int seconds, long intervalMillis,
                     double duplicates, double corrections, int nodeKills, int brokerRestarts, int registryRestarts,
                     int minDownSeconds, int maxDownSeconds, int recoverTimeoutSeconds, int catchUpTimeoutSeconds,
                     boolean failover, int failoverTimeoutSeconds, long seed, Path out,
@@ -90,7 +90,7 @@ record FaultOptions(int nodes, int partitions, int devices, int metrics, int rat
         return devices * metrics;
     }
 
-    static FaultOptions parse(String... args) {
+    public static FaultOptions parse(String... args) {
         FaultOptions o = defaults();
         int nodes = o.nodes;
         int partitions = o.partitions;

@@ -10,14 +10,14 @@ import java.util.TreeMap;
  * raw rows of a series (timestamp to value) and its buckets of a given size, aligned to the epoch
  * (UTC), with count, sum, min, max and the value at the latest timestamp.
  */
-final class Oracle {
+public final class Oracle {
 
     /** The rollup steps of the query API, by label, with their sizes. */
-    enum Step {
+    public enum Step {
         MINUTE("1m", 60_000L), HOUR("1h", 3_600_000L), DAY("1d", 86_400_000L);
 
-        final String label;
-        final long millis;
+        public final String label;
+        public final long millis;
 
         Step(String label, long millis) {
             this.label = label;
@@ -26,14 +26,14 @@ final class Oracle {
     }
 
     /** One bucket's counters; {@code last} is the value at {@code lastTimestamp}, the bucket's latest reading. */
-    record Bucket(long start, long count, double sum, double min, double max, double last, long lastTimestamp) {
+    public record Bucket(long start, long count, double sum, double min, double max, double last, long lastTimestamp) {
     }
 
     private Oracle() {
     }
 
     /** The raw rows of one series: each point's current value, by timestamp. */
-    static NavigableMap<Long, Double> rows(Collection<Point> pointsOfOneSeries) {
+    public static NavigableMap<Long, Double> rows(Collection<Point> pointsOfOneSeries) {
         NavigableMap<Long, Double> rows = new TreeMap<>();
         for (Point point : pointsOfOneSeries) {
             if (rows.put(point.timestamp, point.value()) != null) {
@@ -44,7 +44,7 @@ final class Oracle {
     }
 
     /** The buckets of {@code step} over the rows of one series, by start. */
-    static NavigableMap<Long, Bucket> buckets(NavigableMap<Long, Double> rows, long stepMillis) {
+    public static NavigableMap<Long, Bucket> buckets(NavigableMap<Long, Double> rows, long stepMillis) {
         NavigableMap<Long, Bucket> buckets = new TreeMap<>();
         rows.forEach((timestamp, value) -> {
             long start = Math.floorDiv(timestamp, stepMillis) * stepMillis;
@@ -59,10 +59,10 @@ final class Oracle {
     }
 
     /** What is wrong with the raw rows read back: timestamps of rows missing, with another value, or not written. */
-    record RowDiff(List<Long> lost, List<Long> wrong, List<Long> unexpected) {
+    public record RowDiff(List<Long> lost, List<Long> wrong, List<Long> unexpected) {
     }
 
-    static RowDiff compareRows(NavigableMap<Long, Double> expected, NavigableMap<Long, Double> observed) {
+    public static RowDiff compareRows(NavigableMap<Long, Double> expected, NavigableMap<Long, Double> observed) {
         List<Long> lost = expected.keySet().stream().filter(t -> !observed.containsKey(t)).toList();
         List<Long> wrong = expected.entrySet().stream()
                 .filter(e -> observed.containsKey(e.getKey()) && !observed.get(e.getKey()).equals(e.getValue()))
@@ -76,10 +76,10 @@ final class Oracle {
      * counted more than once ({@code countDouble}), and buckets whose count is right but whose sum,
      * min, max or last is not ({@code wrong}). {@code affected} lists the starts of all such buckets.
      */
-    record BucketDiff(long countLost, long countDouble, long wrong, List<Long> affected) {
+    public record BucketDiff(long countLost, long countDouble, long wrong, List<Long> affected) {
     }
 
-    static BucketDiff compareBuckets(NavigableMap<Long, Bucket> expected, NavigableMap<Long, Bucket> observed) {
+    public static BucketDiff compareBuckets(NavigableMap<Long, Bucket> expected, NavigableMap<Long, Bucket> observed) {
         long lost = 0;
         long twice = 0;
         long wrong = 0;

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
  * a reading goes to the same partition, in order: then the last acknowledged write is the truth
  * even for corrections (writes in two partitions could be processed in either order).
  */
-enum Placement {
+public enum Placement {
     /** Keyed by device, murmur2 partition: what the Java client's default partitioner does, and where tspipe looks. */
     MURMUR2,
     /** Keyed by device, {@code crc32(key) mod partitions} ({@link Crc32Partitioner}): a librdkafka producer. */

@@ -8,10 +8,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the current value the truth: a correction is generated only when no write of the point is
  * unacknowledged, and a failed write is re-sent with the value it had, which is still the current one.
  */
-final class Point {
+public final class Point {
 
-    final Series series;
-    final long timestamp;
+    public final Series series;
+    public final long timestamp;
     private volatile double value;
     private volatile long lastWriteNanos;
     private final AtomicInteger unacked = new AtomicInteger();
@@ -22,7 +22,7 @@ final class Point {
         this.value = value;
     }
 
-    double value() {
+    public double value() {
         return value;
     }
 

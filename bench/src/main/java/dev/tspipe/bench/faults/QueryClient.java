@@ -19,31 +19,31 @@ import java.util.TreeMap;
  * bucket of a step, page after page with {@code nextCursor}, oldest first. A 503 (rebalancing,
  * restoring) or an unreachable instance is retried until {@code patience} has passed.
  */
-final class QueryClient {
+public final class QueryClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int PAGE = 10_000;
 
     /** No instance answered a page within the patience: the series cannot be read now (503 or unreachable throughout). */
-    static final class UnansweredException extends RuntimeException {
+    public static final class UnansweredException extends RuntimeException {
         UnansweredException(String message) {
             super(message);
         }
     }
 
     /** One answer: status, whether it came from a standby ({@code X-Tspipe-Stale}), and the body. */
-    record Answer(int status, boolean stale, String body) {
+    public record Answer(int status, boolean stale, String body) {
     }
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Duration patience;
 
-    QueryClient(Duration patience) {
+    public QueryClient(Duration patience) {
         this.patience = patience;
     }
 
     /** The raw rows of a series, timestamp to value; empty if the query API does not know the series. */
-    NavigableMap<Long, Double> rows(String baseUrl, Series series) {
+    public NavigableMap<Long, Double> rows(String baseUrl, Series series) {
         NavigableMap<Long, Double> rows = new TreeMap<>();
         String cursor = null;
         do {
@@ -60,7 +60,7 @@ final class QueryClient {
     }
 
     /** The buckets of one step of a series, by start; empty if the query API does not know the series. */
-    NavigableMap<Long, Oracle.Bucket> buckets(String baseUrl, Series series, Oracle.Step step) {
+    public NavigableMap<Long, Oracle.Bucket> buckets(String baseUrl, Series series, Oracle.Step step) {
         NavigableMap<Long, Oracle.Bucket> buckets = new TreeMap<>();
         String cursor = null;
         do {
@@ -80,7 +80,7 @@ final class QueryClient {
     }
 
     /** One request, no retry; status 0 when the instance could not be reached. */
-    Answer get(String url, Duration timeout) {
+    public Answer get(String url, Duration timeout) {
         try {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(timeout).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -94,7 +94,7 @@ final class QueryClient {
         }
     }
 
-    static String path(Series series, String endpoint) {
+    public static String path(Series series, String endpoint) {
         return "/api/v1/series/" + URLEncoder.encode(series.device(), StandardCharsets.UTF_8) + "/"
                 + URLEncoder.encode(series.metric(), StandardCharsets.UTF_8) + "/" + endpoint;
     }

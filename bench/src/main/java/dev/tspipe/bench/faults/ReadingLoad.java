@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * is acknowledged; a producer that fails fatally is replaced. Values are multiples of 1/4, so that
  * every sum the oracle and tspipe compute is exact.
  */
-final class ReadingLoad implements AutoCloseable {
+public final class ReadingLoad implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReadingLoad.class);
 
@@ -39,7 +39,7 @@ final class ReadingLoad implements AutoCloseable {
     /** Readings are never written closer than this to the wall clock: the broker refuses timestamps an hour ahead. */
     private static final long WALL_CLOCK_MARGIN_MS = 60_000;
 
-    record Stats(long writes, long newReadings, long duplicates, long corrections, long resends, long failedSends,
+    public record Stats(long writes, long newReadings, long duplicates, long corrections, long resends, long failedSends,
                  long acknowledged, long unacknowledged, long heldBack, long producersReplaced) {
     }
 
@@ -75,7 +75,7 @@ final class ReadingLoad implements AutoCloseable {
     private volatile boolean stopped;
     private final Thread thread;
 
-    ReadingLoad(FaultOptions options, List<Series> series, String bootstrap, String registryUrl, String topic,
+    public ReadingLoad(FaultOptions options, List<Series> series, String bootstrap, String registryUrl, String topic,
                 long eventStartMillis, long startNanos) {
         this.options = options;
         this.series = series;
@@ -89,17 +89,17 @@ final class ReadingLoad implements AutoCloseable {
         this.thread = new Thread(this::run, "reading-load");
     }
 
-    void start() {
+    public void start() {
         thread.start();
     }
 
     /** Stops generating writes; failed ones are still re-sent until {@link #close()}. */
-    void stopGenerating() {
+    public void stopGenerating() {
         generating = false;
     }
 
     /** Waits until every write generated has been acknowledged; false if some were not within {@code timeout}. */
-    boolean awaitAcknowledged(Duration timeout) {
+    public boolean awaitAcknowledged(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (unacked.get() > 0) {
             if (System.nanoTime() > deadline) {
@@ -110,13 +110,13 @@ final class ReadingLoad implements AutoCloseable {
         return true;
     }
 
-    Stats stats() {
+    public Stats stats() {
         return new Stats(written.get(), newReadings, duplicates, corrections, resends, failedSends.get(), acknowledged.get(),
                 unacked.get(), heldBack, producersReplaced);
     }
 
     /** The readings written; read it once the load has stopped. */
-    List<Point> points() {
+    public List<Point> points() {
         return points;
     }
 

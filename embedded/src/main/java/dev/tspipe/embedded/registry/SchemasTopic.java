@@ -158,11 +158,12 @@ public final class SchemasTopic implements SchemaRegistryCore.Journal, AutoClose
         Map<String, Object> config = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
         try (Admin admin = Admin.create(config)) {
-            NewTopic newTopic = new NewTopic(topic, 1, (short) 1)
+            // The broker's default.replication.factor and min.insync.replicas: 1 on a single broker, 3 and 2 on a cluster.
+            NewTopic newTopic = new NewTopic(topic, Optional.of(1), Optional.empty())
                     .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
             try {
                 admin.createTopics(List.of(newTopic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-                log.info("Created schema registry topic {} (1 partition, compacted)", topic);
+                log.info("Created schema registry topic {} (1 partition, compacted, the broker's replication factor)", topic);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
                     throw new IllegalStateException("Could not create topic " + topic + " on " + bootstrapServers
