@@ -152,8 +152,9 @@ class ClusterIT {
         });
         Discrepancies found = compareWithOracle(cluster.aliveNodes());
         say(String.format("broker kill: %d writes (%d resent), %d readings in all; queries while the broker was down or rejoining:"
-                        + " %d answered 200 of %d (statuses %s); tables: %s", stats.writes(), stats.resends(), written.size(),
-                probe.ok.get(), probe.asked.get(), probe.statuses, found));
+                        + " %d answered 200 of %d (statuses %s; %d took over 1 s, the slowest %d ms); tables: %s", stats.writes(),
+                stats.resends(), written.size(), probe.ok.get(), probe.asked.get(), probe.statuses, probe.overOneSecond.get(),
+                probe.slowestMillis.get(), found));
         assertThat(found.clean()).as(found.toString()).isTrue();
         assertThat(probe.ok.get()).as("queries answered while a broker was down").isPositive();
     }
@@ -252,10 +253,15 @@ class ClusterIT {
         return new Discrepancies(lost, wrong, unexpected, countLost, twice, bucketsWrong, unanswered);
     }
 
-    /** Asks every alive node for the latest reading of one series after another, four times a second, in its own thread. */
+    /**
+     * Asks every alive node for the latest reading of one series after another, in its own thread, with a
+     * pause of 250 ms after each round; an answer not within 5 s counts as status 0.
+     */
     private final class Probe {
         final AtomicLong asked = new AtomicLong();
         final AtomicLong ok = new AtomicLong();
+        final AtomicLong overOneSecond = new AtomicLong();
+        final AtomicLong slowestMillis = new AtomicLong();
         final Map<Integer, Long> statuses = new java.util.concurrent.ConcurrentSkipListMap<>();
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final Thread thread = new Thread(this::run, "query-probe");
@@ -279,7 +285,13 @@ class ClusterIT {
             while (running.get()) {
                 for (int node : cluster.aliveNodes()) {
                     Series s = series.get(i++ % series.size());
+                    long sent = System.nanoTime();
                     int status = client.get(cluster.nodeUrl(node) + QueryClient.path(s, "latest"), Duration.ofSeconds(5)).status();
+                    long millis = (System.nanoTime() - sent) / 1_000_000;
+                    slowestMillis.accumulateAndGet(millis, Math::max);
+                    if (millis > 1_000) {
+                        overOneSecond.incrementAndGet();
+                    }
                     asked.incrementAndGet();
                     statuses.merge(status, 1L, Long::sum);
                     if (status == 200) {

@@ -450,11 +450,7 @@ public final class QueryServer implements AutoCloseable {
         }
 
         private Optional<Object> local(Function<SeriesReader.Stores, Object> read, int partition, boolean stale) {
-            try {
-                return Optional.of(read.apply(name -> store(name, partition, stale)));
-            } catch (InvalidStateStoreException notHere) {
-                return Optional.empty();
-            }
+            return LocalCopy.read(() -> read.apply(name -> store(name, partition, stale)), stale);
         }
 
         private ReadOnlyKeyValueStore<Bytes, byte[]> store(String name, int partition, boolean stale) {

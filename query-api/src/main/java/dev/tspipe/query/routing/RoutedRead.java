@@ -18,7 +18,7 @@ import java.util.function.Supplier;
  *
  * <p>A target that means "not here, not now" is passed over for the next one:
  * <ul>
- *   <li>a local copy that is not queryable (the local read returns empty);</li>
+ *   <li>a local copy that is not queryable, or a stale one without the series (the local read returns empty);</li>
  *   <li>another instance that cannot be reached, or that answers 5xx (a 503: it is restoring or rebalancing,
  *       and the standby that the plan holds next may answer; any other 5xx: it failed, and another copy may not);</li>
  * </ul>
@@ -45,7 +45,8 @@ public final class RoutedRead {
     public interface LocalRead<T> {
         /**
          * The answer from the partition's active store, or with {@code stale} from any local copy (standby,
-         * restoring active); empty when that copy is not queryable here now.
+         * restoring active); empty when that copy is not queryable here now, or is read stale and has not got
+         * the series (a copy behind cannot tell that a series does not exist).
          */
         Optional<T> read(int partition, boolean stale);
     }
@@ -127,7 +128,7 @@ public final class RoutedRead {
                     if (stale.isPresent()) {
                         return new RoutedAnswer.Local<>(stale.get(), active.partition(), lag);
                     }
-                    attempts.add("its restoring copy is not queryable either");
+                    attempts.add("its restoring copy cannot answer either");
                 }
             } else if (target instanceof Target.LocalStandby standby) {
                 if (staleTried.add(standby.partition())) {
@@ -135,7 +136,7 @@ public final class RoutedRead {
                     if (stale.isPresent()) {
                         return new RoutedAnswer.Local<>(stale.get(), standby.partition(), OptionalLong.of(standby.lag()));
                     }
-                    attempts.add("the standby of partition " + standby.partition() + " here is not queryable");
+                    attempts.add("the standby of partition " + standby.partition() + " here cannot answer");
                 }
             } else if (target instanceof Target.Remote other) {
                 String who = other.host().host() + ":" + other.host().port() + (other.standby() ? " (standby)" : " (active)");

@@ -160,7 +160,7 @@ class RoutedReadTest {
         assertThat(answer).isInstanceOf(RoutedAnswer.NoneAnswered.class);
         assertThat(((RoutedAnswer.NoneAnswered<String>) answer).attempts()).containsExactly(
                 "10.0.0.1:8080 (active) cannot be reached",
-                "the standby of partition 5 here is not queryable",
+                "the standby of partition 5 here cannot answer",
                 "10.0.0.2:8080 (standby) answered 503");
     }
 
