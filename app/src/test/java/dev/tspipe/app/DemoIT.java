@@ -13,22 +13,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,11 +45,11 @@ class DemoIT {
     @TempDir
     Path workDir;
 
-    private final List<Process> started = new ArrayList<>();
+    private final List<JarProcess> started = new ArrayList<>();
 
     @AfterEach
     void killLeftovers() {
-        started.forEach(Process::destroyForcibly);
+        started.forEach(JarProcess::close);
     }
 
     @Test
@@ -67,8 +63,8 @@ class DemoIT {
         String registryUrl = "http://127.0.0.1:" + registryPort;
 
         long startNanos = System.nanoTime();
-        Process first = startDemo(kafkaPort, controllerPort, registryPort, httpPort);
-        String banner = awaitLineContaining(first, registryUrl, HANG_GUARD);
+        JarProcess first = startDemo(kafkaPort, controllerPort, registryPort, httpPort);
+        String banner = first.awaitLineContaining(registryUrl, HANG_GUARD);
         assertThat(banner).contains("Schema registry");
         awaitReady(queryUrl + "/ready", HANG_GUARD);
         // The demo's own load: a generated series answers (how soon depends on the machine; only reported).
@@ -87,17 +83,17 @@ class DemoIT {
         assertThat(registered.body()).matches("\\{\"id\":\\d+\\}");
         String stringSchemaId = registered.body().replaceAll("\\D", "");
         produce(bootstrap, "demo-check", "hello");
-        stopWithSigterm(first);
+        first.stopWithSigterm(HANG_GUARD);
 
-        Process second = startDemo(kafkaPort, controllerPort, registryPort, httpPort);
-        awaitLineContaining(second, registryUrl, HANG_GUARD);
+        JarProcess second = startDemo(kafkaPort, controllerPort, registryPort, httpPort);
+        second.awaitLineContaining(registryUrl, HANG_GUARD);
         awaitReady(queryUrl + "/ready", HANG_GUARD);
         assertThat(consumeAll(bootstrap, "demo-check")).containsExactly("hello");
         assertThat(get(registryUrl + "/subjects").body()).isEqualTo("[\"demo-check-value\",\"readings-value\"]");
         assertThat(get(registryUrl + "/schemas/ids/" + stringSchemaId).body()).isEqualTo("{\"schema\":\"\\\"string\\\"\"}");
         assertThat(get(queryUrl + "/api/v1/series/device-00001/temperature/latest").statusCode())
                 .as("the tables survive the restart").isEqualTo(200);
-        stopWithSigterm(second);
+        second.stopWithSigterm(HANG_GUARD);
     }
 
     private static HttpResponse<String> get(String url) throws Exception {
@@ -125,52 +121,15 @@ class DemoIT {
         throw new AssertionError(url + " did not answer 200 within " + timeout);
     }
 
-    private Process startDemo(int kafkaPort, int controllerPort, int registryPort, int httpPort) throws IOException {
-        String jar = System.getProperty("tspipe.jar");
-        assertThat(jar).as("failsafe passes the packaged jar's path").isNotBlank();
-        Process process = new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar, "demo",
+    private JarProcess startDemo(int kafkaPort, int controllerPort, int registryPort, int httpPort) {
+        JarProcess demo = JarProcess.start("demo", null, "demo",
                 "--kafka-port", Integer.toString(kafkaPort),
                 "--controller-port", Integer.toString(controllerPort),
                 "--registry-port", Integer.toString(registryPort),
                 "--http-port", Integer.toString(httpPort),
-                "--data-dir", workDir.resolve("data").toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        started.add(process);
-        return process;
-    }
-
-    private static void stopWithSigterm(Process process) throws InterruptedException {
-        long start = System.nanoTime();
-        process.destroy(); // SIGTERM on Unix
-        boolean exited = process.waitFor(HANG_GUARD.toMillis(), TimeUnit.MILLISECONDS);
-        long tookMs = (System.nanoTime() - start) / 1_000_000;
-
-        assertThat(exited).as("demo exited after SIGTERM (gave up after %s)", HANG_GUARD).isTrue();
-        assertThat(process.descendants().filter(ProcessHandle::isAlive)).as("no child process left").isEmpty();
-        System.out.printf("demo stopped %d ms after SIGTERM, exit code %d%n", tookMs, process.exitValue());
-    }
-
-    private static String awaitLineContaining(Process process, String text, Duration timeout) throws Exception {
-        BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        CompletableFuture<String> found = CompletableFuture.supplyAsync(() -> {
-            try {
-                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                    if (line.contains(text)) {
-                        return line;
-                    }
-                }
-                throw new IllegalStateException("demo exited without printing " + text);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        String line = found.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        // Keep draining stdout so that the demo never blocks on a full pipe.
-        CompletableFuture.runAsync(() -> reader.lines().forEach(l -> { }));
-        return line;
+                "--data-dir", workDir.resolve("data").toString());
+        started.add(demo);
+        return demo;
     }
 
     private static void produce(String bootstrap, String topic, String value) throws Exception {

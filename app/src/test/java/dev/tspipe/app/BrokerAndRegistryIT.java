@@ -1,0 +1,129 @@
+package dev.tspipe.app;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code tspipe broker} three times (a three-node KRaft cluster, each node broker and controller)
+ * and {@code tspipe registry} on it, as separate processes from the packaged jar: topics get three
+ * replicas and min ISR 2, acks=all writes go through, the registry journals to {@code _schemas}
+ * with three replicas, and every process stops cleanly on SIGTERM.
+ */
+class BrokerAndRegistryIT {
+
+    private static final Duration HANG_GUARD = Duration.ofMinutes(3);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @TempDir
+    Path workDir;
+
+    private final List<JarProcess> started = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers() {
+        started.forEach(JarProcess::close);
+    }
+
+    @Test
+    void threeBrokersAndARegistryFormAClusterWithThreeReplicasAndStopOnSigterm() throws Exception {
+        int[] clientPorts = {freePort(), freePort(), freePort()};
+        int[] controllerPorts = {freePort(), freePort(), freePort()};
+        int registryPort = freePort();
+        String voters = java.util.stream.IntStream.range(0, 3).mapToObj(i -> (i + 1) + "@127.0.0.1:" + controllerPorts[i])
+                .collect(Collectors.joining(","));
+        String bootstrap = java.util.stream.IntStream.range(0, 3).mapToObj(i -> "127.0.0.1:" + clientPorts[i])
+                .collect(Collectors.joining(","));
+        List<JarProcess> brokers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            JarProcess broker = JarProcess.start("broker-" + (i + 1), workDir.resolve("broker-" + (i + 1) + ".log"), "broker",
+                    "--node-id", Integer.toString(i + 1),
+                    "--cluster-id", "dHNwaXBlLWJyb2tlci1pdA",
+                    "--controller-quorum-voters", voters,
+                    "--listeners", "PLAINTEXT://127.0.0.1:" + clientPorts[i] + ",CONTROLLER://127.0.0.1:" + controllerPorts[i],
+                    "--data-dir", workDir.resolve("kafka-" + (i + 1)).toString(),
+                    "--override", "group.initial.rebalance.delay.ms=0");
+            started.add(broker);
+            brokers.add(broker);
+        }
+        for (JarProcess broker : brokers) {
+            assertThat(broker.awaitLineContaining("is running", HANG_GUARD)).contains("broker,controller");
+        }
+
+        JarProcess registry = JarProcess.start("registry", workDir.resolve("registry.log"), "registry",
+                "--bootstrap-servers", bootstrap, "--host", "127.0.0.1", "--port", Integer.toString(registryPort));
+        started.add(registry);
+        assertThat(registry.awaitLineContaining("is running", HANG_GUARD)).contains(":" + registryPort);
+        String registryUrl = "http://127.0.0.1:" + registryPort;
+        HttpResponse<String> registered = HTTP.send(HttpRequest.newBuilder(URI.create(registryUrl + "/subjects/it-value/versions"))
+                .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"schema\":\"{\\\"type\\\":\\\"string\\\"}\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(registered.statusCode()).isEqualTo(200);
+        assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(registryUrl + "/subjects")).build(),
+                HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("[\"it-value\"]");
+
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            // No replication factor given: the brokers' default.
+            admin.createTopics(List.of(new NewTopic("it-topic", Optional.of(3), Optional.empty()))).all().get(1, TimeUnit.MINUTES);
+            Map<String, TopicDescription> topics = admin.describeTopics(List.of("it-topic", "_schemas")).allTopicNames()
+                    .get(1, TimeUnit.MINUTES);
+            topics.values().forEach(topic -> assertThat(topic.partitions())
+                    .as(topic.name()).allSatisfy(p -> assertThat(p.replicas()).hasSize(3)));
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, "it-topic");
+            assertThat(admin.describeConfigs(List.of(resource)).all().get(1, TimeUnit.MINUTES).get(resource)
+                    .get("min.insync.replicas").value()).isEqualTo("2");
+        }
+        Map<String, Object> producerConfig = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < 30; i++) {
+                producer.send(new ProducerRecord<>("it-topic", "device-" + i, "reading " + i)).get(1, TimeUnit.MINUTES);
+            }
+        }
+
+        // 143 is 128 + SIGTERM, as the JVM (and kafka-server-start.sh) ends after its shutdown hooks ran; the log says they did.
+        assertThat(registry.stopWithSigterm(HANG_GUARD)).isEqualTo(143);
+        assertThat(Files.readString(workDir.resolve("registry.log"))).contains("Stopped schema registry");
+        // All at once, as docker compose stops a cluster: stopped one after the other, the last broker would wait
+        // up to 5 minutes for a controller quorum to approve its controlled shutdown (docker/README.md).
+        brokers.forEach(JarProcess::sigterm);
+        for (int i = 0; i < brokers.size(); i++) {
+            assertThat(brokers.get(i).awaitExit(HANG_GUARD)).isEqualTo(143);
+            assertThat(Files.readString(workDir.resolve("broker-" + (i + 1) + ".log"))).contains("Kafka server " + (i + 1) + " stopped");
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        }
+    }
+}
