@@ -79,12 +79,14 @@ public final class QueryServer implements AutoCloseable {
     private final QueryMetrics metrics;
     private final String url;
     private final Forwarder forwarder;
+    private final SeriesRouting routing;
 
-    private QueryServer(Javalin http, QueryMetrics metrics, String url, Forwarder forwarder) {
+    private QueryServer(Javalin http, QueryMetrics metrics, String url, Forwarder forwarder, SeriesRouting routing) {
         this.http = http;
         this.metrics = metrics;
         this.url = url;
         this.forwarder = forwarder;
+        this.routing = routing;
     }
 
     public static Builder builder() {
@@ -105,6 +107,7 @@ public final class QueryServer implements AutoCloseable {
     public void close() {
         http.stop();
         forwarder.close();
+        routing.close();
         metrics.close();
     }
 
@@ -194,8 +197,8 @@ public final class QueryServer implements AutoCloseable {
             MeterRegistry registry = meterRegistry != null ? meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             QueryMetrics metrics = new QueryMetrics(registry, streams);
             Forwarder forwarder = new Forwarder(connectTimeout, requestTimeout);
-            Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics,
-                    new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag), forwarder,
+            SeriesRouting routing = new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag);
+            Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics, routing, forwarder,
                     requestTimeout, failoverWait);
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
@@ -220,11 +223,12 @@ public final class QueryServer implements AutoCloseable {
                 http.start();
             } catch (RuntimeException e) {
                 forwarder.close();
+                routing.close();
                 metrics.close();
                 throw e;
             }
             QueryServer server = new QueryServer(http, metrics, "http://" + advertised.host() + ":" + advertised.port(),
-                    forwarder);
+                    forwarder, routing);
             LOG.info("Query API listening on {}:{}, advertised as {}", bindHost, http.port(), server.url());
             return server;
         }

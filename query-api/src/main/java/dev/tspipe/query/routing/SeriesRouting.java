@@ -16,8 +16,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Decides where the data of a distribution key (a device, or {@code tenant/device}) is read: the
@@ -39,9 +44,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * when this instance is the active host: Kafka Streams never puts a partition's standby where its active
  * task is), or when the active task here is not queryable and {@link RoutedRead} reads its restoring copy,
  * and kept for {@value #LAG_TTL_MS} ms. Asking per request capped the query API at about 700
- * requests/s with a 10 ms median (measured with {@code wrk} against {@code tspipe demo}).
+ * requests/s with a 10 ms median (measured with {@code wrk} against {@code tspipe demo}). A lookup runs
+ * in a thread of its own, and requests go on with the lags of a moment ago meanwhile: when a broker
+ * dies, the lookup waits until its partitions have a new leader (seconds), and the request that made
+ * it used to wait with it (docs/query-api.md). Only the very first lookup is waited for, at most
+ * {@value #FIRST_LOOKUP_WAIT_MS} ms.
  */
-public final class SeriesRouting {
+public final class SeriesRouting implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SeriesRouting.class);
 
@@ -50,13 +59,20 @@ public final class SeriesRouting {
     private final String inputTopic;
     private final long maxStandbyLag;
     private final AtomicInteger partitionCount = new AtomicInteger();
-    private final ReentrantLock lagsLock = new ReentrantLock();
+    private final ExecutorService lagLookups = Executors.newSingleThreadExecutor(task -> {
+        Thread thread = new Thread(task, "tspipe-standby-lags");
+        thread.setDaemon(true);
+        return thread;
+    });
     private volatile Map<String, Map<Integer, LagInfo>> lags = Map.of();
     private volatile long lagsFetchedNanos;
     private volatile boolean lagsFetched;
+    private CompletableFuture<Void> lookup;
 
     /** How long a lookup of the local standby lags is reused. */
     static final long LAG_TTL_MS = 1_000;
+    /** How long a request waits for the first lookup; later ones are never waited for. */
+    static final long FIRST_LOOKUP_WAIT_MS = 1_000;
 
     public SeriesRouting(KafkaStreams streams, HostInfo self, String inputTopic, long maxStandbyLag) {
         this.streams = streams;
@@ -145,36 +161,46 @@ public final class SeriesRouting {
     }
 
     /**
-     * All local lags, fetched at most once per {@link #LAG_TTL_MS} whatever the number of requests. Once known, the
-     * request that finds them expired fetches them again while the others go on with the lags of a moment ago
-     * instead of all waiting for the broker's answer; only the first lookup waits.
+     * All local lags, looked up at most once per {@link #LAG_TTL_MS} whatever the number of requests, in
+     * the lookup thread: the request that finds them expired starts a lookup and goes on with the lags of
+     * a moment ago, as the others do. Only before the first lookup has finished does a request wait for it
+     * (at most {@link #FIRST_LOOKUP_WAIT_MS}; no lags then means no local standby is read).
      */
     private Map<String, Map<Integer, LagInfo>> localLags() {
-        if (lagsFetched && System.nanoTime() - lagsFetchedNanos < LAG_TTL_MS * 1_000_000) {
-            return lags;
-        }
-        if (lagsFetched) {
-            if (!lagsLock.tryLock()) {
-                return lags;
+        CompletableFuture<Void> current;
+        synchronized (this) {
+            boolean expired = !lagsFetched || System.nanoTime() - lagsFetchedNanos >= LAG_TTL_MS * 1_000_000;
+            if (expired && (lookup == null || lookup.isDone())) {
+                lookup = CompletableFuture.runAsync(this::lookUpLags, lagLookups);
             }
-        } else {
-            lagsLock.lock();
+            current = lookup;
         }
-        try {
-            if (lagsFetched && System.nanoTime() - lagsFetchedNanos < LAG_TTL_MS * 1_000_000) {
-                return lags;
-            }
+        if (!lagsFetched) {
             try {
-                lags = streams.allLocalStorePartitionLags();
-            } catch (RuntimeException unavailable) {
-                LOG.debug("No local lags: {}", unavailable.toString());
-                lags = Map.of();
+                current.get(FIRST_LOOKUP_WAIT_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | ExecutionException notYet) {
+                LOG.debug("The first lookup of the local lags is not done: {}", notYet.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            lagsFetchedNanos = System.nanoTime();
-            lagsFetched = true;
-            return lags;
-        } finally {
-            lagsLock.unlock();
         }
+        return lags;
+    }
+
+    private void lookUpLags() {
+        try {
+            lags = streams.allLocalStorePartitionLags();
+        } catch (RuntimeException unavailable) {
+            LOG.debug("No local lags: {}", unavailable.toString());
+            lags = Map.of();
+        }
+        lagsFetchedNanos = System.nanoTime();
+        lagsFetched = true;
+    }
+
+    /** Stops the lookup thread. */
+    @Override
+    public void close() {
+        lagLookups.shutdownNow();
     }
 }
