@@ -22,6 +22,20 @@ class TspipeCommandTest {
     }
 
     @Test
+    void helpListsTheClusterCommands() {
+        assertThat(CommandRun.of("--help").out()).contains("broker", "registry", "one node of a three-node Kafka cluster");
+    }
+
+    @Test
+    void registryHelpDocumentsItsOptionsAndTheirEnvironment() {
+        CommandRun run = CommandRun.of("registry", "--help");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("--bootstrap-servers", "--host", "0.0.0.0", "--port", "8081", "--topic", "_schemas",
+                "TSPIPE_PORT", "Examples:");
+    }
+
+    @Test
     void noCommandPrintsUsage() {
         assertThat(CommandRun.of().out()).contains("Usage: tspipe");
     }
@@ -40,7 +54,7 @@ class TspipeCommandTest {
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("--bootstrap-servers", "--schema-registry-url", "--http-port", "--state-dir",
-                "--config", "TSPIPE_HTTP_PORT", "Precedence");
+                "--config", "TSPIPE_HTTP_PORT", "Precedence", "--create-topics", "--partitions");
     }
 
     @Test
