@@ -26,7 +26,9 @@ if [[ "$TSPIPE_BASE_IMAGE" == "tspipe/jre:17" ]]; then
 fi
 
 # Only the container tests: the reactor builds what they need (the jar, the harness) with its tests skipped.
-mvn -B -pl docker -am verify \
+# tspipe.docker.required: here a skipped ClusterIT (engine, plugin, image or jar missing) is a failure.
+mvn -B -pl app,docker -am verify \
     -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
-    -Dit.test=ClusterIT -Dfailsafe.failIfNoSpecifiedTests=false
+    -Dit.test=ClusterIT -Dfailsafe.failIfNoSpecifiedTests=false \
+    -Dtspipe.docker.required=true
 echo "docker/test.sh: done in $((SECONDS - start)) s"

@@ -49,8 +49,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * no fault; a broker killed mid-stream and restarted; a node killed. Each prints its figures
  * (docs/reliability.md, "Containers").
  *
- * <p>Skipped, with the reason, where no Docker engine, Compose plugin or base image is there;
- * docker/test.sh provides them and runs this test.
+ * <p>Skipped, with the reason, where no Docker engine, Compose plugin, base image or jar is there;
+ * docker/test.sh provides them and runs this test, and there a skip is a failure
+ * ({@code -Dtspipe.docker.required=true}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -79,6 +80,9 @@ class ClusterIT {
         File composeFile = new File(dir, "compose.yml");
         Path jar = dir.toPath().resolve("../app/target/tspipe.jar").normalize();
         ComposeCluster.whyNotRunnable(composeFile, jar).ifPresent(reason -> {
+            if (Boolean.getBoolean("tspipe.docker.required")) {
+                throw new AssertionError("ClusterIT cannot run, and docker/test.sh requires it: " + reason);
+            }
             System.out.println("ClusterIT skipped: " + reason);
             Assumptions.abort(reason);
         });
