@@ -4,8 +4,11 @@ import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthenticationException;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 
 /** Where Kafka and the schema registry are; the defaults are those of {@code tspipe demo}. */
@@ -19,19 +22,33 @@ final class KafkaOptions {
             description = {"Schema registry for the Avro values. Default:", "${DEFAULT-VALUE} (the demo's registry)."})
     String schemaRegistryUrl;
 
+    @Option(names = "--kafka-config", paramLabel = "FILE",
+            description = {"Kafka client settings for every client of this command (security.protocol, sasl.*, ssl.*, ...),",
+                    "passed unchanged, as --command-config of Kafka's tools."})
+    Path kafkaConfig;
+
+    /** The Kafka client settings: the {@code --kafka-config} file's, with {@code --bootstrap-servers}. */
+    Map<String, Object> clientSettings() {
+        return KafkaClientConfig.withBootstrap(kafkaConfig, bootstrapServers);
+    }
+
     /**
      * A producer to {@code topic} whose brokers answered and whose topic exists; a user error
      * that says what to check otherwise.
      */
     ReadingProducer connectedProducer(String topic) {
-        ReadingProducer producer = ReadingProducer.create(topic, Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AvroSerdeConfig.SCHEMA_REGISTRY_URL, schemaRegistryUrl,
-                // A command should not hang a minute per reading when the brokers are gone.
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000));
+        Map<String, Object> settings = new HashMap<>(clientSettings());
+        settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, schemaRegistryUrl);
+        // A command should not hang a minute per reading when the brokers are gone.
+        settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);
+        ReadingProducer producer = ReadingProducer.create(topic, settings);
         try {
             producer.awaitTopic();
             return producer;
+        } catch (AuthenticationException e) {
+            producer.close();
+            throw new UserError("Kafka at " + bootstrapServers + " refused this client's credentials (" + e.getMessage()
+                    + "); check the security settings in --kafka-config (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*)");
         } catch (KafkaException e) {
             producer.close();
             throw new UserError("cannot write to topic '" + topic + "' on " + bootstrapServers + " (" + e.getMessage()

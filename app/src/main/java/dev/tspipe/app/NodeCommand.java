@@ -11,6 +11,7 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
@@ -117,12 +118,15 @@ final class NodeCommand implements Callable<Integer> {
                 extra.remove(name.replace('-', '.'));
             }
         }
+        // Security and other client settings of --kafka-config: Kafka Streams hands them to all its clients.
+        Map<String, Object> clientSettings = kafka.clientSettings();
+        clientSettings.forEach(extra::putIfAbsent);
         TspipeNode.Settings settings = new TspipeNode.Settings(kafka.bootstrapServers, kafka.schemaRegistryUrl,
                 applicationId, httpHost,
                 httpPort, advertisedHost != null ? advertisedHost : hostName(), stateDir, readingsTopic, dlqTopic,
                 processingGuarantee, threads, standbyReplicas, extra);
         if (createTopics) {
-            TopicSetup.createMissing(kafka.bootstrapServers, readingsTopic, partitions, dlqTopic);
+            TopicSetup.createMissing(clientSettings, readingsTopic, partitions, dlqTopic);
         }
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(settings));

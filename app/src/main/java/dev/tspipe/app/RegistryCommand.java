@@ -8,6 +8,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
@@ -42,6 +43,11 @@ final class RegistryCommand implements Callable<Integer> {
             description = "Kafka brokers that hold the journal topic (default: ${DEFAULT-VALUE}).")
     String bootstrapServers;
 
+    @Option(names = "--kafka-config", paramLabel = "FILE",
+            description = {"Kafka client settings of the journal's clients (security.protocol, sasl.*, ssl.*, ...),",
+                    "passed unchanged, as --command-config of Kafka's tools."})
+    Path kafkaConfig;
+
     @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
             description = "Address HTTP listens on (default: ${DEFAULT-VALUE}, every address).")
     String host;
@@ -63,6 +69,7 @@ final class RegistryCommand implements Callable<Integer> {
         try {
             registry = EmbeddedSchemaRegistry.builder()
                     .bootstrapServers(bootstrapServers)
+                    .clientSettings(KafkaClientConfig.load(kafkaConfig))
                     .host(host)
                     .port(port)
                     .topic(topic)

@@ -3,15 +3,13 @@ package dev.tspipe.app;
 import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.ReplaySummary;
 import dev.tspipe.ingest.Replayer;
-
-import org.apache.kafka.clients.CommonClientConfigs;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code tspipe replay}: the records of a time range, produced again, for a backfill. */
@@ -80,6 +78,11 @@ final class ReplayCommand implements Callable<Integer> {
             description = "Kafka brokers to connect to (default: ${DEFAULT-VALUE}, the demo's broker).")
     String bootstrapServers;
 
+    @Option(names = "--kafka-config", paramLabel = "FILE",
+            description = {"Kafka client settings of the consumer and the producer (security.protocol, sasl.*, ssl.*, ...),",
+                    "passed unchanged, as --command-config of Kafka's tools."})
+    Path kafkaConfig;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -94,7 +97,7 @@ final class ReplayCommand implements Callable<Integer> {
         }
         ReplaySummary summary;
         try {
-            summary = new Replayer(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers)).replay(options);
+            summary = new Replayer(KafkaClientConfig.withBootstrap(kafkaConfig, bootstrapServers)).replay(options);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }

@@ -7,6 +7,7 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,12 +29,15 @@ final class TopicSetup {
     private TopicSetup() {
     }
 
-    static void createMissing(String bootstrapServers, String readingsTopic, int partitions, String dlqTopic) {
+    /** @param clientSettings Kafka client settings: {@code bootstrap.servers}, security, ... */
+    static void createMissing(Map<String, Object> clientSettings, String readingsTopic, int partitions, String dlqTopic) {
         if (partitions < 1) {
             throw new UserError("--partitions must be at least 1, not " + partitions);
         }
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(TIMEOUT_S)))) {
+        Object bootstrapServers = clientSettings.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
+        Map<String, Object> settings = new HashMap<>(clientSettings);
+        settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(TIMEOUT_S));
+        try (Admin admin = Admin.create(settings)) {
             for (NewTopic topic : List.of(new NewTopic(readingsTopic, Optional.of(partitions), Optional.empty()),
                     new NewTopic(dlqTopic, Optional.of(1), Optional.empty()))) {
                 try {

@@ -5,10 +5,13 @@ import dev.tspipe.embedded.registry.SchemasTopic;
 import dev.tspipe.schemas.registry.SchemaRegistryCore;
 
 import io.javalin.Javalin;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -82,6 +85,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
     /** Options of an embedded registry; {@link #start()} replays the journal, then serves. */
     public static final class Builder {
         private String bootstrapServers;
+        private Map<String, Object> clientSettings = Map.of();
         private String host = EmbeddedKafka.HOST;
         private int port;
         private String topic = SchemasTopic.DEFAULT_NAME;
@@ -92,6 +96,12 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
         /** The Kafka cluster that holds the registry's topic; required. */
         public Builder bootstrapServers(String bootstrapServers) {
             this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+            return this;
+        }
+
+        /** Kafka client settings of the journal's clients (security, ...); {@code bootstrapServers} wins over theirs. */
+        public Builder clientSettings(Map<String, Object> clientSettings) {
+            this.clientSettings = Map.copyOf(clientSettings);
             return this;
         }
 
@@ -120,7 +130,9 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
             if (bootstrapServers == null) {
                 throw new IllegalStateException("bootstrapServers is required");
             }
-            SchemasTopic journal = SchemasTopic.open(bootstrapServers, topic);
+            Map<String, Object> settings = new HashMap<>(clientSettings);
+            settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+            SchemasTopic journal = SchemasTopic.open(settings, topic);
             try {
                 SchemaRegistryCore core = new SchemaRegistryCore(journal);
                 journal.replayInto(core);

@@ -4,6 +4,7 @@ import dev.tspipe.schemas.registry.RegistryEvent;
 import dev.tspipe.schemas.registry.RegistryException;
 import dev.tspipe.schemas.registry.SchemaRegistryCore;
 
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -52,28 +53,38 @@ public final class SchemasTopic implements SchemaRegistryCore.Journal, AutoClose
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+    private final Map<String, Object> clientSettings;
     private final String bootstrapServers;
     private final String topic;
     private final KafkaProducer<String, String> producer;
 
-    private SchemasTopic(String bootstrapServers, String topic, KafkaProducer<String, String> producer) {
-        this.bootstrapServers = bootstrapServers;
+    private SchemasTopic(Map<String, Object> clientSettings, String topic, KafkaProducer<String, String> producer) {
+        this.clientSettings = clientSettings;
+        this.bootstrapServers = String.valueOf(clientSettings.get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG));
         this.topic = topic;
         this.producer = producer;
     }
 
     /** Creates the topic if it is missing, checks that it can serve as a journal, and opens a producer. */
     public static SchemasTopic open(String bootstrapServers, String topic) {
-        ensureTopic(bootstrapServers, topic);
-        Map<String, Object> config = new HashMap<>();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return open(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), topic);
+    }
+
+    /**
+     * As {@link #open(String, String)}, with Kafka client settings ({@code bootstrap.servers} and any
+     * security settings) for the journal's producer, consumer and admin client.
+     */
+    public static SchemasTopic open(Map<String, Object> clientSettings, String topic) {
+        Map<String, Object> settings = Map.copyOf(clientSettings);
+        ensureTopic(settings, topic);
+        Map<String, Object> config = new HashMap<>(settings);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TIMEOUT.toMillis());
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
         config.put(ProducerConfig.CLIENT_ID_CONFIG, "tspipe-schema-registry-journal");
-        return new SchemasTopic(bootstrapServers, topic,
+        return new SchemasTopic(settings, topic,
                 new KafkaProducer<>(config, new StringSerializer(), new StringSerializer()));
     }
 
@@ -88,8 +99,7 @@ public final class SchemasTopic implements SchemaRegistryCore.Journal, AutoClose
      * @return the number of events applied
      */
     public int replayInto(SchemaRegistryCore core) {
-        Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Map<String, Object> config = new HashMap<>(clientSettings);
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tspipe-schema-registry-replay");
@@ -154,9 +164,10 @@ public final class SchemasTopic implements SchemaRegistryCore.Journal, AutoClose
         producer.close(Duration.ofSeconds(10));
     }
 
-    private static void ensureTopic(String bootstrapServers, String topic) {
-        Map<String, Object> config = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
+    private static void ensureTopic(Map<String, Object> clientSettings, String topic) {
+        Object bootstrapServers = clientSettings.get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
+        Map<String, Object> config = new HashMap<>(clientSettings);
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
         try (Admin admin = Admin.create(config)) {
             // The broker's default.replication.factor and min.insync.replicas: 1 on a single broker, 3 and 2 on a cluster.
             NewTopic newTopic = new NewTopic(topic, Optional.of(1), Optional.empty())

@@ -3,6 +3,8 @@ package dev.tspipe.processor.topology;
 import dev.tspipe.processor.store.RocksDbMemory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -70,6 +72,16 @@ public final class TspipeStreams {
                 throw new IllegalStateException("the readings topic '" + topic + "' does not exist on " + bootstrap
                         + "; create it first, e.g. kafka-topics.sh --bootstrap-server " + bootstrap + " --create --topic "
                         + topic + " --partitions 12", e.getCause());
+            }
+            if (e.getCause() instanceof AuthenticationException) {
+                throw new IllegalStateException("Kafka at " + bootstrap + " refused this client's credentials: "
+                        + e.getCause().getMessage() + "; check the security settings (security.protocol, sasl.mechanism,"
+                        + " sasl.jaas.config, ssl.*: --kafka-config)", e.getCause());
+            }
+            if (e.getCause() instanceof AuthorizationException) {
+                throw new IllegalStateException("Kafka at " + bootstrap + " does not allow this client to describe the"
+                        + " readings topic '" + topic + "': " + e.getCause().getMessage() + "; grant it DESCRIBE and READ on"
+                        + " the topic (an ACL)", e.getCause());
             }
             throw new IllegalStateException("cannot reach Kafka at " + bootstrap + " to look up the readings topic '" + topic
                     + "': " + e.getCause().getMessage() + "; check bootstrap.servers (--bootstrap-servers)", e.getCause());
