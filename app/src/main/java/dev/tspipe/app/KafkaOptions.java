@@ -15,7 +15,7 @@ import java.util.Map;
 final class KafkaOptions {
 
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]", defaultValue = "127.0.0.1:9092",
-            description = "Kafka brokers to connect to (default: ${DEFAULT-VALUE}, the demo's broker).")
+            description = {"Kafka brokers to connect to. Default:", "${DEFAULT-VALUE} (the demo's broker)."})
     String bootstrapServers;
 
     @Option(names = "--schema-registry-url", paramLabel = "URL", defaultValue = "http://127.0.0.1:8081",
