@@ -1,12 +1,14 @@
 package dev.tspipe.app;
 
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.embedded.registry.RegistryUsers;
 import dev.tspipe.embedded.registry.SchemasTopic;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -48,6 +50,11 @@ final class RegistryCommand implements Callable<Integer> {
                     "passed unchanged, as --command-config of Kafka's tools."})
     Path kafkaConfig;
 
+    @Option(names = "--users", paramLabel = "FILE",
+            description = {"Require HTTP basic authentication: a file of lines user:sha256-of-password (hex; printf %s 'pw' |",
+                    "sha256sum makes one). Clients pass http://user:pw@host:8081 or basic.auth.user.info."})
+    Path users;
+
     @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
             description = "Address HTTP listens on (default: ${DEFAULT-VALUE}, every address).")
     String host;
@@ -65,9 +72,17 @@ final class RegistryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        EmbeddedSchemaRegistry.Builder builder = EmbeddedSchemaRegistry.builder();
+        if (users != null) {
+            try {
+                builder.users(RegistryUsers.load(users));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new UserError("cannot use the registry users of " + users + ": " + e.getMessage() + "; check --users");
+            }
+        }
         EmbeddedSchemaRegistry registry;
         try {
-            registry = EmbeddedSchemaRegistry.builder()
+            registry = builder
                     .bootstrapServers(bootstrapServers)
                     .clientSettings(KafkaClientConfig.load(kafkaConfig))
                     .host(host)
@@ -81,8 +96,8 @@ final class RegistryCommand implements Callable<Integer> {
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
             lifecycle.register("schema registry", registry);
             PrintWriter out = spec.commandLine().getOut();
-            out.printf("tspipe registry is running on http://%s:%d (journal topic %s on %s)%n", host, registry.port(), topic,
-                    bootstrapServers);
+            out.printf("tspipe registry is running on http://%s:%d (journal topic %s on %s%s)%n", host, registry.port(), topic,
+                    bootstrapServers, users == null ? "" : "; basic authentication, users of " + users);
             out.println("Press Ctrl-C to stop.");
             out.flush();
             lifecycle.awaitShutdown();

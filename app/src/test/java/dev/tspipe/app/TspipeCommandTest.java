@@ -1,11 +1,14 @@
 package dev.tspipe.app;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +35,17 @@ class TspipeCommandTest {
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("--bootstrap-servers", "--host", "0.0.0.0", "--port", "8081", "--topic", "_schemas",
-                "TSPIPE_PORT", "Examples:");
+                "--users", "--kafka-config", "TSPIPE_PORT", "Examples:");
+    }
+
+    @Test
+    void aRegistryUsersFileWithABadLineIsAUsageErrorThatNamesTheLine(@TempDir Path dir) throws IOException {
+        Path users = Files.writeString(dir.resolve("users"), "ops:not-a-digest\n");
+
+        CommandRun run = CommandRun.of("registry", "--users", users.toString(), "--bootstrap-servers", "127.0.0.1:1");
+
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("line 1", "user:sha256-hex-of-password", "--users");
     }
 
     @Test

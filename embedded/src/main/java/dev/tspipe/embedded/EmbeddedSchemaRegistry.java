@@ -1,6 +1,7 @@
 package dev.tspipe.embedded;
 
 import dev.tspipe.embedded.registry.RegistryRoutes;
+import dev.tspipe.embedded.registry.RegistryUsers;
 import dev.tspipe.embedded.registry.SchemasTopic;
 import dev.tspipe.schemas.registry.SchemaRegistryCore;
 
@@ -13,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A Confluent-compatible schema registry (Avro) running in this JVM: the REST API that Avro
@@ -86,6 +88,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
     public static final class Builder {
         private String bootstrapServers;
         private Map<String, Object> clientSettings = Map.of();
+        private RegistryUsers users;
         private String host = EmbeddedKafka.HOST;
         private int port;
         private String topic = SchemasTopic.DEFAULT_NAME;
@@ -102,6 +105,12 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
         /** Kafka client settings of the journal's clients (security, ...); {@code bootstrapServers} wins over theirs. */
         public Builder clientSettings(Map<String, Object> clientSettings) {
             this.clientSettings = Map.copyOf(clientSettings);
+            return this;
+        }
+
+        /** Requires HTTP basic authentication by one of these users for every request (Confluent's {@code BASIC}). */
+        public Builder users(RegistryUsers users) {
+            this.users = Objects.requireNonNull(users, "users");
             return this;
         }
 
@@ -136,7 +145,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
             try {
                 SchemaRegistryCore core = new SchemaRegistryCore(journal);
                 journal.replayInto(core);
-                RegistryRoutes routes = new RegistryRoutes(core);
+                RegistryRoutes routes = new RegistryRoutes(core, Optional.ofNullable(users));
                 Javalin http = Javalin.create(config -> {
                     config.startup.showJavalinBanner = false;
                     config.startup.showOldJavalinVersionWarning = false;

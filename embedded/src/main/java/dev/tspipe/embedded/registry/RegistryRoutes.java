@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -42,14 +43,30 @@ public final class RegistryRoutes {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Confluent's answer to a request without valid credentials: status and {@code error_code} 401. */
+    static final int UNAUTHORIZED = 401;
+
     private final SchemaRegistryCore core;
+    private final Optional<RegistryUsers> users;
 
     public RegistryRoutes(SchemaRegistryCore core) {
+        this(core, Optional.empty());
+    }
+
+    /** @param users when present, every request needs HTTP basic credentials of one of them */
+    public RegistryRoutes(SchemaRegistryCore core, Optional<RegistryUsers> users) {
         this.core = core;
+        this.users = users;
     }
 
     /** Adds the routes and the error mapping to a Javalin configuration. */
     public void addTo(JavalinConfig config) {
+        users.ifPresent(known -> config.routes.before(ctx -> {
+            if (!known.authenticates(ctx.header("Authorization"))) {
+                ctx.header("WWW-Authenticate", "Basic realm=\"tspipe-schema-registry\"");
+                throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED, "Unauthorized");
+            }
+        }));
         config.routes.before(this::requireAcceptedContentType);
 
         config.routes.get("/subjects", ctx -> respond(ctx, core.subjects()));
