@@ -8,6 +8,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -94,12 +97,12 @@ class BrokerAndRegistryIT {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             // No replication factor given: the brokers' default.
             admin.createTopics(List.of(new NewTopic("it-topic", Optional.of(3), Optional.empty()))).all().get(1, TimeUnit.MINUTES);
-            Map<String, TopicDescription> topics = admin.describeTopics(List.of("it-topic", "_schemas")).allTopicNames()
-                    .get(1, TimeUnit.MINUTES);
+            Map<String, TopicDescription> topics = onceKnown(() -> admin.describeTopics(List.of("it-topic", "_schemas"))
+                    .allTopicNames().get(1, TimeUnit.MINUTES));
             topics.values().forEach(topic -> assertThat(topic.partitions())
                     .as(topic.name()).allSatisfy(p -> assertThat(p.replicas()).hasSize(3)));
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, "it-topic");
-            assertThat(admin.describeConfigs(List.of(resource)).all().get(1, TimeUnit.MINUTES).get(resource)
+            assertThat(onceKnown(() -> admin.describeConfigs(List.of(resource)).all().get(1, TimeUnit.MINUTES)).get(resource)
                     .get("min.insync.replicas").value()).isEqualTo("2");
         }
         Map<String, Object> producerConfig = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all");
@@ -117,6 +120,21 @@ class BrokerAndRegistryIT {
         for (int i = 0; i < brokers.size(); i++) {
             assertThat(brokers.get(i).stopWithSigterm(HANG_GUARD)).isEqualTo(143);
             assertThat(Files.readString(workDir.resolve("broker-" + (i + 1) + ".log"))).contains("Kafka server " + (i + 1) + " stopped");
+        }
+    }
+
+    /** An admin call about a topic just created, asked again while the broker that answers does not know the topic yet. */
+    private static <T> T onceKnown(Callable<T> call) throws Exception {
+        long deadline = System.nanoTime() + HANG_GUARD.toNanos();
+        while (true) {
+            try {
+                return call.call();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
         }
     }
 
