@@ -8,7 +8,6 @@ import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -122,7 +121,7 @@ final class BrokerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        Map<String, String> properties = serverProperties(fileProperties());
+        Map<String, String> properties = serverProperties(LayeredDefaults.fileSettings(spec));
         KraftServer server;
         try {
             server = KraftServer.start(properties, Optional.ofNullable(clusterId).or(() -> singleVoter(properties)
@@ -190,14 +189,7 @@ final class BrokerCommand implements Callable<Integer> {
                 "share.coordinator.state.topic.min.isr")) {
             props.put(key, Integer.toString(minInsync));
         }
-        Map<String, String> fromFile = new HashMap<>();
-        file.forEach((key, value) -> fromFile.put(key.toString(), value.toString().trim()));
-        for (var option : spec.options()) {
-            String name = option.longestName().replaceFirst("^-+", "");
-            fromFile.remove(name);
-            fromFile.remove(name.replace('-', '.'));
-        }
-        props.putAll(fromFile);
+        LayeredDefaults.withoutOptions(file, spec).forEach((key, value) -> props.put(key.toString(), value.toString().trim()));
         for (String override : overrides) {
             int equals = override.indexOf('=');
             if (equals <= 0) {
@@ -206,11 +198,6 @@ final class BrokerCommand implements Callable<Integer> {
             props.put(override.substring(0, equals).trim(), override.substring(equals + 1).trim());
         }
         return props;
-    }
-
-    private Properties fileProperties() {
-        return spec.commandLine().getDefaultValueProvider() instanceof LayeredDefaults defaults
-                ? defaults.fileProperties() : new Properties();
     }
 
     private int controllerPort() {

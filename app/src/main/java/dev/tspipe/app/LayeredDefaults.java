@@ -2,6 +2,7 @@ package dev.tspipe.app;
 
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 import java.io.IOException;
@@ -86,6 +87,28 @@ final class LayeredDefaults implements IDefaultValueProvider {
         Properties copy = new Properties();
         copy.putAll(file);
         return copy;
+    }
+
+    /** The configuration file's settings of a parsed command, all keys; none when it runs without {@code LayeredDefaults} or a file. */
+    static Properties fileSettings(CommandSpec spec) {
+        return spec.commandLine().getDefaultValueProvider() instanceof LayeredDefaults defaults
+                ? defaults.fileProperties() : new Properties();
+    }
+
+    /**
+     * The settings of {@code file} that are not options of the command ({@code http-port} or {@code http.port} is
+     * {@code --http-port}'s, which already took it as its default): those a command passes on (Kafka Streams,
+     * Kafka server and {@code tspipe.*} settings).
+     */
+    static Properties withoutOptions(Properties file, CommandSpec spec) {
+        Properties others = new Properties();
+        others.putAll(file);
+        for (OptionSpec option : spec.options()) {
+            String name = stripDashes(option.longestName());
+            others.remove(name);
+            others.remove(name.replace('-', '.'));
+        }
+        return others;
     }
 
     Optional<Path> filePath() {

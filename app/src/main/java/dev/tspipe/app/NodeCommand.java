@@ -109,15 +109,7 @@ final class NodeCommand implements Callable<Integer> {
         if (!processingGuarantee.equals(StreamsConfig.EXACTLY_ONCE_V2) && !processingGuarantee.equals(StreamsConfig.AT_LEAST_ONCE)) {
             throw new UserError("--processing-guarantee must be exactly_once_v2 or at_least_once, not '" + processingGuarantee + "'");
         }
-        Properties extra = new Properties();
-        if (spec.commandLine().getDefaultValueProvider() instanceof LayeredDefaults defaults) {
-            extra = defaults.fileProperties();
-            for (var option : spec.options()) {
-                String name = option.longestName().replaceFirst("^-+", "");
-                extra.remove(name);
-                extra.remove(name.replace('-', '.'));
-            }
-        }
+        Properties extra = LayeredDefaults.withoutOptions(LayeredDefaults.fileSettings(spec), spec);
         // Security and other client settings of --kafka-config: Kafka Streams hands them to all its clients.
         Map<String, Object> clientSettings = kafka.clientSettings();
         clientSettings.forEach(extra::putIfAbsent);
