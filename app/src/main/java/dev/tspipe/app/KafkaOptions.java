@@ -5,9 +5,9 @@ import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthenticationException;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -22,14 +22,12 @@ final class KafkaOptions {
             description = {"Schema registry for the Avro values. Default:", "${DEFAULT-VALUE} (the demo's registry)."})
     String schemaRegistryUrl;
 
-    @Option(names = "--kafka-config", paramLabel = "FILE",
-            description = {"Kafka client settings for every client of this command (security.protocol, sasl.*, ssl.*, ...),",
-                    "passed unchanged, as --command-config of Kafka's tools."})
-    Path kafkaConfig;
+    @Mixin
+    KafkaClientConfig kafkaConfig;
 
     /** The Kafka client settings: the {@code --kafka-config} file's, with {@code --bootstrap-servers}. */
     Map<String, Object> clientSettings() {
-        return KafkaClientConfig.withBootstrap(kafkaConfig, bootstrapServers);
+        return kafkaConfig.settings(bootstrapServers);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.registry.RegistryUsers;
 import dev.tspipe.embedded.registry.SchemasTopic;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,10 +46,8 @@ final class RegistryCommand implements Callable<Integer> {
             description = "Kafka brokers that hold the journal topic (default: ${DEFAULT-VALUE}).")
     String bootstrapServers;
 
-    @Option(names = "--kafka-config", paramLabel = "FILE",
-            description = {"Kafka client settings of the journal's clients (security.protocol, sasl.*, ssl.*, ...),",
-                    "passed unchanged, as --command-config of Kafka's tools."})
-    Path kafkaConfig;
+    @Mixin
+    KafkaClientConfig kafkaConfig;
 
     @Option(names = "--users", paramLabel = "FILE",
             description = {"Require HTTP basic authentication: a file of lines user:sha256-of-password (hex; printf %s 'pw' |",
@@ -84,7 +83,7 @@ final class RegistryCommand implements Callable<Integer> {
         try {
             registry = builder
                     .bootstrapServers(bootstrapServers)
-                    .clientSettings(KafkaClientConfig.load(kafkaConfig))
+                    .clientSettings(kafkaConfig.settings())
                     .host(host)
                     .port(port)
                     .topic(topic)

@@ -5,9 +5,9 @@ import dev.tspipe.ingest.ReplaySummary;
 import dev.tspipe.ingest.Replayer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -78,10 +78,8 @@ final class ReplayCommand implements Callable<Integer> {
             description = "Kafka brokers to connect to (default: ${DEFAULT-VALUE}, the demo's broker).")
     String bootstrapServers;
 
-    @Option(names = "--kafka-config", paramLabel = "FILE",
-            description = {"Kafka client settings of the consumer and the producer (security.protocol, sasl.*, ssl.*, ...),",
-                    "passed unchanged, as --command-config of Kafka's tools."})
-    Path kafkaConfig;
+    @Mixin
+    KafkaClientConfig kafkaConfig;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -97,7 +95,7 @@ final class ReplayCommand implements Callable<Integer> {
         }
         ReplaySummary summary;
         try {
-            summary = new Replayer(KafkaClientConfig.withBootstrap(kafkaConfig, bootstrapServers)).replay(options);
+            summary = new Replayer(kafkaConfig.settings(bootstrapServers)).replay(options);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
