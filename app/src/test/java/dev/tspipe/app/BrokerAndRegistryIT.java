@@ -1,5 +1,6 @@
 package dev.tspipe.app;
 
+import dev.tspipe.embedded.FreePorts;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -14,9 +15,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,9 +56,9 @@ class BrokerAndRegistryIT {
 
     @Test
     void threeBrokersAndARegistryFormAClusterWithThreeReplicasAndStopOnSigterm() throws Exception {
-        int[] clientPorts = {freePort(), freePort(), freePort()};
-        int[] controllerPorts = {freePort(), freePort(), freePort()};
-        int registryPort = freePort();
+        int[] clientPorts = {FreePorts.next(), FreePorts.next(), FreePorts.next()};
+        int[] controllerPorts = {FreePorts.next(), FreePorts.next(), FreePorts.next()};
+        int registryPort = FreePorts.next();
         String voters = java.util.stream.IntStream.range(0, 3).mapToObj(i -> (i + 1) + "@127.0.0.1:" + controllerPorts[i])
                 .collect(Collectors.joining(","));
         String bootstrap = java.util.stream.IntStream.range(0, 3).mapToObj(i -> "127.0.0.1:" + clientPorts[i])
@@ -135,12 +133,6 @@ class BrokerAndRegistryIT {
                 }
                 Thread.sleep(100);
             }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.tspipe.app;
 
+import dev.tspipe.embedded.FreePorts;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -14,8 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,10 +53,10 @@ class DemoIT {
 
     @Test
     void demoServesKafkaAndTheRegistryStopsOnSigtermAndKeepsDataAcrossRestarts() throws Exception {
-        int kafkaPort = freePort();
-        int controllerPort = freePort();
-        int registryPort = freePort();
-        int httpPort = freePort();
+        int kafkaPort = FreePorts.next();
+        int controllerPort = FreePorts.next();
+        int registryPort = FreePorts.next();
+        int httpPort = FreePorts.next();
         String queryUrl = "http://127.0.0.1:" + httpPort;
         String bootstrap = "127.0.0.1:" + kafkaPort;
         String registryUrl = "http://127.0.0.1:" + registryPort;
@@ -162,11 +161,5 @@ class DemoIT {
             consumer.poll(Duration.ofMillis(500)).forEach(record -> values.add(record.value()));
         }
         return values;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
-        }
     }
 }

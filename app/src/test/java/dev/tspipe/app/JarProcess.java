@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,13 +24,15 @@ final class JarProcess implements AutoCloseable {
 
     private final String name;
     private final Process process;
+    private final Path log;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final long startNanos = System.nanoTime();
     private long sigtermNanos;
 
-    private JarProcess(String name, Process process) {
+    private JarProcess(String name, Process process, Path log) {
         this.name = name;
         this.process = process;
+        this.log = log;
         Thread reader = new Thread(() -> {
             try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = out.readLine(); line != null; line = out.readLine()) {
@@ -53,7 +56,7 @@ final class JarProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()));
         try {
-            return new JarProcess(name, builder.start());
+            return new JarProcess(name, builder.start(), log);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + command, e);
         }
@@ -68,10 +71,24 @@ final class JarProcess implements AutoCloseable {
                 return line;
             }
             if (line == null && !process.isAlive() && lines.isEmpty()) {
-                throw new AssertionError(name + " exited (code " + process.exitValue() + ") without printing '" + text + "'");
+                throw new AssertionError(name + " exited (code " + process.exitValue() + ") without printing '" + text + "'"
+                        + logTail());
             }
         }
-        throw new AssertionError(name + " did not print '" + text + "' within " + timeout);
+        throw new AssertionError(name + " did not print '" + text + "' within " + timeout + logTail());
+    }
+
+    /** The last lines of the process's log, for a failure message (the log itself is in a temporary folder, gone after the test). */
+    private String logTail() {
+        if (log == null) {
+            return "";
+        }
+        try {
+            List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return "; the last lines of its log:\n" + String.join("\n", all.subList(Math.max(0, all.size() - 40), all.size()));
+        } catch (IOException e) {
+            return "; its log " + log + " is unreadable: " + e;
+        }
     }
 
     /**

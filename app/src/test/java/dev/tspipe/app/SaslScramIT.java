@@ -2,6 +2,7 @@ package dev.tspipe.app;
 
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.embedded.FreePorts;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
@@ -13,8 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -50,9 +49,9 @@ class SaslScramIT {
 
     @BeforeAll
     static void startABrokerWithAScramListener() throws Exception {
-        int port = freePort();
-        int controllerPort = freePort();
-        int saslPort = freePort();
+        int port = FreePorts.next();
+        int controllerPort = FreePorts.next();
+        int saslPort = FreePorts.next();
         saslBootstrap = "127.0.0.1:" + saslPort;
         kafka = EmbeddedKafka.builder().port(port).controllerPort(controllerPort)
                 .brokerConfig("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort
@@ -86,7 +85,7 @@ class SaslScramIT {
     @Test
     void withTheRightCredentialsTheWholePipelineRunsOverScram() throws Exception {
         Path config = clientConfig("client.properties", PASSWORD);
-        int httpPort = freePort();
+        int httpPort = FreePorts.next();
         try (JarProcess node = JarProcess.start("node", workDir.resolve("node.log"), "node",
                 "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(),
                 "--schema-registry-url", registry.url(), "--application-id", "sasl-it", "--http-port", Integer.toString(httpPort),
@@ -122,7 +121,7 @@ class SaslScramIT {
         Path log = workDir.resolve("node-wrong.log");
         try (JarProcess node = JarProcess.start("node-wrong", log, "node",
                 "--bootstrap-servers", saslBootstrap, "--kafka-config", wrong.toString(),
-                "--schema-registry-url", registry.url(), "--application-id", "sasl-it-wrong", "--http-port", Integer.toString(freePort()),
+                "--schema-registry-url", registry.url(), "--application-id", "sasl-it-wrong", "--http-port", Integer.toString(FreePorts.next()),
                 "--state-dir", workDir.resolve("state-wrong").toString())) {
             assertThat(node.awaitExit(HANG_GUARD)).as("the node exits by itself, with a usage error").isEqualTo(2);
         }
@@ -146,12 +145,6 @@ class SaslScramIT {
             return HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException notYet) {
             return 0;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.tspipe.docker;
 
 import dev.tspipe.bench.faults.Failover;
+import dev.tspipe.embedded.FreePorts;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.ComposeContainer;
 import org.testcontainers.containers.ContainerState;
@@ -8,8 +9,6 @@ import org.testcontainers.containers.ContainerState;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -53,9 +52,8 @@ final class ComposeCluster implements Failover.Nodes, AutoCloseable {
 
     ComposeCluster(File composeFile) {
         this.composeFile = composeFile;
-        Set<Integer> taken = new HashSet<>();
         for (String port : List.of("KAFKA_1", "KAFKA_2", "KAFKA_3", "REGISTRY", "NODE_1", "NODE_2", "NODE_3")) {
-            hostPorts.put(port, freePort(taken));
+            hostPorts.put(port, FreePorts.next("0.0.0.0"));
         }
     }
 
@@ -224,19 +222,5 @@ final class ComposeCluster implements Failover.Nodes, AutoCloseable {
             Thread.currentThread().interrupt();
             return -1;
         }
-    }
-
-    private static int freePort(Set<Integer> taken) {
-        for (int attempt = 0; attempt < 20; attempt++) {
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("0.0.0.0"))) {
-                int port = socket.getLocalPort();
-                if (taken.add(port)) {
-                    return port;
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("no free port on this machine", e);
-            }
-        }
-        throw new IllegalStateException("no free port on this machine");
     }
 }

@@ -9,12 +9,9 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -203,8 +200,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not create the broker's log directory " + logDir, e);
             }
-            int brokerPort = port != 0 ? port : freePort();
-            int quorumPort = controllerPort != 0 ? controllerPort : freePort(brokerPort);
+            int brokerPort = port != 0 ? port : FreePorts.next(HOST);
+            int quorumPort = controllerPort != 0 ? controllerPort : FreePorts.next(HOST);
             Map<String, String> props = brokerProperties(dir, brokerPort, quorumPort);
             props.putAll(overrides);
             KraftServer server = null;
@@ -287,21 +284,6 @@ public final class EmbeddedKafka implements AutoCloseable {
                 throw new IllegalArgumentException(name + " must be between 0 and 65535, got " + port);
             }
             return port;
-        }
-
-        private static int freePort(int... taken) {
-            for (int attempt = 0; attempt < 10; attempt++) {
-                try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-                    socket.setReuseAddress(true);
-                    int candidate = socket.getLocalPort();
-                    if (Arrays.stream(taken).noneMatch(p -> p == candidate)) {
-                        return candidate;
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException("Could not find a free port on " + HOST, e);
-                }
-            }
-            throw new IllegalStateException("Could not find a free port on " + HOST);
         }
     }
 

@@ -4,8 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -27,8 +25,8 @@ class KraftServerTest {
 
     @Test
     void aCombinedNodeFormatsItsFolderStartsAndStopsThroughItsBroker() throws IOException {
-        int port = freePort();
-        int controllerPort = freePort();
+        int port = FreePorts.next();
+        int controllerPort = FreePorts.next();
         Map<String, String> props = new HashMap<>();
         props.put("node.id", "7");
         props.put("process.roles", "broker,controller");
@@ -57,11 +55,5 @@ class KraftServerTest {
         assertThatThrownBy(() -> KraftServer.start(props, Optional.empty()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not formatted yet and no cluster id was given");
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
-        }
     }
 }

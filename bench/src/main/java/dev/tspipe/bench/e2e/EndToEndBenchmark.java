@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.embedded.FreePorts;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
@@ -12,7 +13,6 @@ import org.apache.kafka.common.utils.Utils;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -168,7 +168,7 @@ public final class EndToEndBenchmark {
         String applicationId = "bench-" + name + "-" + runId;
         Path stateDir = work.resolve(name + "-state");
         boolean tspipe = mode.equals("tspipe");
-        int httpPort = tspipe ? freePort() : 0;
+        int httpPort = tspipe ? FreePorts.next() : 0;
         Path jfr = tspipe && options.profile() ? options.out().resolve("e2e-" + runId + "-tspipe-catch-up.jfr").toAbsolutePath() : null;
         String load = loadAverage();
         long phaseStart = System.nanoTime();
@@ -245,7 +245,7 @@ public final class EndToEndBenchmark {
 
     private Map<String, Object> queries(Context context, NodeProcess owner, String applicationId, int ownerPort, InputData input) {
         Map<String, Object> figures = new LinkedHashMap<>();
-        int forwarderPort = freePort();
+        int forwarderPort = FreePorts.next();
         long settleStart = System.nanoTime();
         try (NodeProcess forwarder = NodeProcess.start("tspipe-forwarder", options.nodeJvmOptions(),
                 options.out().resolve("e2e-" + runId + "-tspipe-forwarder.log"), "tspipe", context.bootstrap(),
@@ -394,7 +394,7 @@ public final class EndToEndBenchmark {
         long phaseStart = System.nanoTime();
         try (NodeProcess node = NodeProcess.start("tspipe-restore", options.nodeJvmOptions(),
                 options.out().resolve("e2e-" + runId + "-tspipe-restore.log"), "tspipe", context.bootstrap(),
-                context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), freePort(), null, Duration.ZERO)) {
+                context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), FreePorts.next(), null, Duration.ZERO)) {
             long start = System.nanoTime();
             String[] restored = node.await("STATE RUNNING", Duration.ofMinutes(10)).trim().split(" ");
             long elapsed = System.nanoTime() - start;
@@ -422,7 +422,7 @@ public final class EndToEndBenchmark {
         Map<String, Object> figures = new LinkedHashMap<>();
         try (NodeProcess node = NodeProcess.start("tspipe-restart", options.nodeJvmOptions(),
                 options.out().resolve("e2e-" + runId + "-tspipe-restart.log"), "tspipe", context.bootstrap(),
-                context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), freePort(), null, Duration.ZERO)) {
+                context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), FreePorts.next(), null, Duration.ZERO)) {
             long start = System.nanoTime();
             String[] restored = node.await("STATE RUNNING", Duration.ofMinutes(10)).trim().split(" ");
             figures.put("secondsUntilRunning", seconds(System.nanoTime() - start));
@@ -544,13 +544,6 @@ public final class EndToEndBenchmark {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port", e);
-        }
-    }
 
     private static long directoryBytes(Path dir) {
         if (!Files.exists(dir)) {

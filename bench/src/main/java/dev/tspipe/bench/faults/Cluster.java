@@ -2,17 +2,12 @@ package dev.tspipe.bench.faults;
 
 import dev.tspipe.bench.ChildJvm;
 import dev.tspipe.bench.e2e.NodeMain;
+import dev.tspipe.embedded.FreePorts;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The processes under test, each a child JVM on fixed ports, so that a restarted one is found where
@@ -48,13 +43,12 @@ final class Cluster implements Failover.Nodes, AutoCloseable {
         this.work = work;
         this.logs = logs;
         this.runId = runId;
-        Set<Integer> taken = new HashSet<>();
-        this.brokerPort = freePort(taken);
-        this.controllerPort = freePort(taken);
-        this.registryPort = freePort(taken);
+        this.brokerPort = FreePorts.next();
+        this.controllerPort = FreePorts.next();
+        this.registryPort = FreePorts.next();
         this.nodePorts = new int[options.nodes()];
         for (int i = 0; i < nodePorts.length; i++) {
-            nodePorts[i] = freePort(taken);
+            nodePorts[i] = FreePorts.next();
         }
         this.nodes = new ChildJvm[options.nodes()];
     }
@@ -167,18 +161,5 @@ final class Cluster implements Failover.Nodes, AutoCloseable {
 
     private Path logFile(String name) {
         return logs.resolve("faults-" + runId + "-" + name + ".log");
-    }
-
-    private static int freePort(Set<Integer> taken) {
-        for (int attempt = 0; attempt < 20; attempt++) {
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-                if (taken.add(socket.getLocalPort())) {
-                    return socket.getLocalPort();
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("no free port on 127.0.0.1", e);
-            }
-        }
-        throw new IllegalStateException("no free port on 127.0.0.1");
     }
 }

@@ -2,6 +2,7 @@ package dev.tspipe.processor.it;
 
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.embedded.FreePorts;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
@@ -17,8 +18,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,9 +76,9 @@ class OutageIT {
 
     @Test
     void aRegistryOutageAndABrokerRestartPauseProcessingAndLoseNothing() throws Exception {
-        brokerPort = freePort();
-        controllerPort = freePort();
-        registryPort = freePort();
+        brokerPort = FreePorts.next();
+        controllerPort = FreePorts.next();
+        registryPort = FreePorts.next();
         startBroker();
         startRegistry();
         GeneratedData data = GeneratedData.generate(seed(), 15_000, 50, 3);
@@ -194,11 +193,6 @@ class OutageIT {
         return Schema.createRecord(reading.getName(), reading.getDoc(), reading.getNamespace(), false, fields);
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 
     private static long seed() {
         return Long.getLong("tspipe.seed", 20261201L);
