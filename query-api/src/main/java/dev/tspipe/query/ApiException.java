@@ -9,12 +9,28 @@ public final class ApiException extends RuntimeException {
     private final int status;
     private final String code;
     private final String retryAfterSeconds;
+    private final String wwwAuthenticate;
 
     private ApiException(int status, String code, String message, String retryAfterSeconds) {
+        this(status, code, message, retryAfterSeconds, null);
+    }
+
+    private ApiException(int status, String code, String message, String retryAfterSeconds, String wwwAuthenticate) {
         super(message, null, false, false);
         this.status = status;
         this.code = code;
         this.retryAfterSeconds = retryAfterSeconds;
+        this.wwwAuthenticate = wwwAuthenticate;
+    }
+
+    /** 401 with {@code WWW-Authenticate: Bearer}: the request has no token, or one that no instance knows (RFC 6750). */
+    public static ApiException unauthorized(String message) {
+        return new ApiException(401, "unauthorized", message, null, "Bearer realm=\"tspipe\"");
+    }
+
+    /** 403: the token is valid but does not allow this request; the message says what it allows. */
+    public static ApiException forbidden(String message) {
+        return new ApiException(403, "forbidden", message, null);
     }
 
     /** 400: a parameter is missing or malformed; the message names it and its accepted form. */
@@ -43,5 +59,10 @@ public final class ApiException extends RuntimeException {
     /** The {@code Retry-After} header value, or null. */
     public String retryAfterSeconds() {
         return retryAfterSeconds;
+    }
+
+    /** The {@code WWW-Authenticate} header value, or null. */
+    public String wwwAuthenticate() {
+        return wwwAuthenticate;
     }
 }

@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.auth.TokenFile;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,6 +39,11 @@ final class QueryMetrics implements AutoCloseable {
     private final Counter stale;
 
     QueryMetrics(MeterRegistry registry, KafkaStreams streams) {
+        this(registry, streams, null);
+    }
+
+    /** With {@code tokens} (null when the API is open): how many tokens are in use and whether the file's content is. */
+    QueryMetrics(MeterRegistry registry, KafkaStreams streams, TokenFile tokens) {
         this.registry = registry;
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
@@ -62,6 +68,13 @@ final class QueryMetrics implements AutoCloseable {
                 .register(registry);
         stale = Counter.builder("tspipe.query.stale")
                 .description("Queries answered stale here, from a standby replica or a restoring copy").register(registry);
+        if (tokens != null) {
+            Gauge.builder("tspipe.api.tokens", tokens, t -> t.tokens().size())
+                    .description("API tokens in use, from the tokens file").register(registry);
+            Gauge.builder("tspipe.api.tokens.file.valid", tokens, t -> t.valid() ? 1 : 0)
+                    .description("1 when the tokens file's content is in use; 0 when it changed into one that cannot be "
+                            + "used (the tokens read before stay in use; the log says what is wrong)").register(registry);
+        }
     }
 
     private static double approximateRows(KafkaStreams streams, String store) {

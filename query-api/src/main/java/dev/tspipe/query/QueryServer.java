@@ -11,10 +11,15 @@ import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
+import dev.tspipe.query.auth.BearerTokens;
+import dev.tspipe.query.auth.Grant;
+import dev.tspipe.query.auth.Scope;
+import dev.tspipe.query.auth.TokenFile;
 import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.SeriesRouting;
+import dev.tspipe.query.tls.HttpTls;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -30,6 +35,14 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +51,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -72,6 +86,8 @@ public final class QueryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(QueryServer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String JSON_TYPE = "application/json";
+    /** The request attribute that holds the {@link Grant} of its token. */
+    private static final String GRANT = "tspipe.grant";
     /** The chunk in which an answer's bytes are copied to the connection (most answers are smaller). */
     private static final int RESPONSE_COPY_BYTES = 8 * 1024;
 
@@ -80,13 +96,16 @@ public final class QueryServer implements AutoCloseable {
     private final String url;
     private final Forwarder forwarder;
     private final SeriesRouting routing;
+    private final TokenFile tokens;
 
-    private QueryServer(Javalin http, QueryMetrics metrics, String url, Forwarder forwarder, SeriesRouting routing) {
+    private QueryServer(Javalin http, QueryMetrics metrics, String url, Forwarder forwarder, SeriesRouting routing,
+                        TokenFile tokens) {
         this.http = http;
         this.metrics = metrics;
         this.url = url;
         this.forwarder = forwarder;
         this.routing = routing;
+        this.tokens = tokens;
     }
 
     public static Builder builder() {
@@ -98,7 +117,7 @@ public final class QueryServer implements AutoCloseable {
         return http.port();
     }
 
-    /** The advertised base URL, e.g. {@code http://127.0.0.1:8080}. */
+    /** The advertised base URL, e.g. {@code http://127.0.0.1:8080} ({@code https://} with TLS). */
     public String url() {
         return url;
     }
@@ -109,6 +128,9 @@ public final class QueryServer implements AutoCloseable {
         forwarder.close();
         routing.close();
         metrics.close();
+        if (tokens != null) {
+            tokens.close();
+        }
     }
 
     /** Options of a query server; {@link #start()} binds the port and serves. */
@@ -123,8 +145,32 @@ public final class QueryServer implements AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(2);
         private Duration requestTimeout = Duration.ofSeconds(5);
         private Duration failoverWait = Duration.ofSeconds(1);
+        private Path authTokens;
+        private Duration tokensPoll = TokenFile.DEFAULT_POLL;
+        private HttpTls tls;
 
         private Builder() {
+        }
+
+        /**
+         * Requires a bearer token on every route but {@code /health}, {@code /ready} and {@code /openapi.json}:
+         * the tokens of this file ({@link dev.tspipe.query.auth.ApiTokens}), read again when it changes.
+         */
+        public Builder authTokens(Path file) {
+            this.authTokens = file;
+            return this;
+        }
+
+        /** How often the tokens file is read again; default 1 s. */
+        public Builder tokensPoll(Duration poll) {
+            this.tokensPoll = Objects.requireNonNull(poll, "poll");
+            return this;
+        }
+
+        /** Serves HTTPS (and forwards to the other instances over HTTPS) instead of HTTP. */
+        public Builder tls(HttpTls tls) {
+            this.tls = tls;
+            return this;
         }
 
         /** The Kafka Streams instance of the topology, with {@code application.server} = {@link #advertised}. */
@@ -195,11 +241,15 @@ public final class QueryServer implements AutoCloseable {
             Objects.requireNonNull(pipelineConfig, "pipelineConfig");
             Objects.requireNonNull(advertised, "advertised");
             MeterRegistry registry = meterRegistry != null ? meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            QueryMetrics metrics = new QueryMetrics(registry, streams);
-            Forwarder forwarder = new Forwarder(connectTimeout, requestTimeout);
+            // Both read their files now: a wrong file stops the start with a message that names it.
+            SslContextFactory.Server serverTls = tls == null ? null : tls.server();
+            TokenFile tokens = authTokens == null ? null
+                    : TokenFile.open(authTokens, pipelineConfig.keyLayout().multiTenant(), tokensPoll);
+            QueryMetrics metrics = new QueryMetrics(registry, streams, tokens);
+            Forwarder forwarder = new Forwarder(connectTimeout, requestTimeout, tls == null ? null : tls.client());
             SeriesRouting routing = new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag);
             Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics, routing, forwarder,
-                    requestTimeout, failoverWait);
+                    requestTimeout, failoverWait, tokens);
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
                 config.startup.showOldJavalinVersionWarning = false;
@@ -215,6 +265,10 @@ public final class QueryServer implements AutoCloseable {
                 config.http.responseBufferSize = RESPONSE_COPY_BYTES;
                 config.jetty.modifyServer(server -> server.setErrorHandler(JsonErrorPages.forServer()));
                 config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(JsonErrorPages.forServletContext()));
+                if (serverTls != null) {
+                    // The only connector: Javalin adds its plain HTTP one only when none is configured.
+                    config.jetty.addConnector((server, httpConfig) -> httpsConnector(server, httpConfig, serverTls));
+                }
                 config.requestLogger.http((ctx, millis) ->
                         metrics.request(ctx.method().name(), routeOf(ctx), ctx.statusCode(), millis));
                 routes.addTo(config);
@@ -225,12 +279,30 @@ public final class QueryServer implements AutoCloseable {
                 forwarder.close();
                 routing.close();
                 metrics.close();
+                if (tokens != null) {
+                    tokens.close();
+                }
                 throw e;
             }
-            QueryServer server = new QueryServer(http, metrics, "http://" + advertised.host() + ":" + advertised.port(),
-                    forwarder, routing);
-            LOG.info("Query API listening on {}:{}, advertised as {}", bindHost, http.port(), server.url());
+            QueryServer server = new QueryServer(http, metrics, (tls == null ? "http" : "https") + "://" + advertised.host()
+                    + ":" + advertised.port(), forwarder, routing, tokens);
+            LOG.info("Query API listening on {}:{}, advertised as {}; {}", bindHost, http.port(), server.url(),
+                    tokens == null ? "no authentication (anyone who reaches the port reads every series)"
+                            : "bearer tokens of " + tokens.path() + " required");
             return server;
+        }
+
+        private ServerConnector httpsConnector(Server server, HttpConfiguration plain, SslContextFactory.Server tls) {
+            HttpConfiguration https = new HttpConfiguration(plain);
+            SecureRequestCustomizer secure = new SecureRequestCustomizer();
+            // Clients reach instances by the advertised name or by address; the certificate check is theirs.
+            secure.setSniHostCheck(false);
+            https.addCustomizer(secure);
+            ServerConnector connector = new ServerConnector(server,
+                    new SslConnectionFactory(tls, HttpVersion.HTTP_1_1.asString()), new HttpConnectionFactory(https));
+            connector.setHost(bindHost);
+            connector.setPort(port);
+            return connector;
         }
 
         private static QueuedThreadPool threadPool() {
@@ -261,9 +333,12 @@ public final class QueryServer implements AutoCloseable {
         private final Duration statisticsTimeout;
         private final SeriesReader reader;
         private final LocalPartitionStatistics statistics;
+        /** Null when the API is open. */
+        private final TokenFile tokens;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
-               SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait) {
+               SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
+               TokenFile tokens) {
             this.streams = streams;
             this.layout = layout;
             this.registry = registry;
@@ -276,6 +351,7 @@ public final class QueryServer implements AutoCloseable {
             this.statisticsTimeout = statisticsTimeout;
             this.reader = new SeriesReader(layout);
             this.statistics = new LocalPartitionStatistics(streams, routing.self().host() + ":" + routing.self().port());
+            this.tokens = tokens;
         }
 
         /** Every route, as {@code GET <path>}; the OpenAPI test compares it with the document. */
@@ -287,16 +363,21 @@ public final class QueryServer implements AutoCloseable {
                 "/api/v1/stats/partitions",
                 "/health", "/ready", "/metrics", "/openapi.json");
 
+        /** The scope each route needs when tokens are required; null: open to anyone (probes, the API's description). */
+        private static final List<Scope> SCOPES = java.util.Arrays.asList(
+                Scope.READ, Scope.READ, Scope.READ, Scope.READ, Scope.ADMIN,
+                null, null, Scope.ADMIN, null);
+
         void addTo(io.javalin.config.JavalinConfig config) {
-            get(config, PATHS.get(0), this::readings);
-            get(config, PATHS.get(1), this::latest);
-            get(config, PATHS.get(2), this::rollups);
-            get(config, PATHS.get(3), this::deviceMetrics);
-            get(config, PATHS.get(4), this::partitionStatistics);
-            get(config, PATHS.get(5), this::health);
-            get(config, PATHS.get(6), this::ready);
-            get(config, PATHS.get(7), this::prometheus);
-            get(config, PATHS.get(8), this::openApi);
+            get(config, 0, this::readings);
+            get(config, 1, this::latest);
+            get(config, 2, this::rollups);
+            get(config, 3, this::deviceMetrics);
+            get(config, 4, this::partitionStatistics);
+            get(config, 5, this::health);
+            get(config, 6, this::ready);
+            get(config, 7, this::prometheus);
+            get(config, 8, this::openApi);
 
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
             config.routes.exception(InvalidStateStoreException.class, (e, ctx) ->
@@ -334,12 +415,39 @@ public final class QueryServer implements AutoCloseable {
         }
 
         /**
-         * A GET route, and the same handler for HEAD: by itself Javalin answers the HEAD of a GET route with
-         * an empty 200 without running it, so a HEAD of /ready would say ready while Kafka Streams is not.
+         * Route {@code PATHS[route]} for GET, and the same handler for HEAD: by itself Javalin answers the HEAD of
+         * a GET route with an empty 200 without running it, so a HEAD of /ready would say ready while Kafka Streams
+         * is not. With tokens, the handler runs only for a token of the route's scope: the check belongs to the
+         * route, so no spelling of a path (a trailing slash, another case) reaches a handler without it.
          */
-        private static void get(io.javalin.config.JavalinConfig config, String path, Handler handler) {
-            config.routes.get(path, handler);
-            config.routes.head(path, handler);
+        private void get(io.javalin.config.JavalinConfig config, int route, Handler handler) {
+            Scope needed = SCOPES.get(route);
+            Handler guarded = tokens == null || needed == null ? handler : ctx -> {
+                authorize(ctx, needed);
+                handler.handle(ctx);
+            };
+            config.routes.get(PATHS.get(route), guarded);
+            config.routes.head(PATHS.get(route), guarded);
+        }
+
+        /** The grant of the request's bearer token, kept for {@link #tenant}; 401 or 403 when the token does not allow the route. */
+        private void authorize(Context ctx, Scope needed) {
+            String header = ctx.header("Authorization");
+            if (header == null || header.isBlank()) {
+                throw ApiException.unauthorized("this API needs a token: send the header 'Authorization: Bearer <token>' "
+                        + "(tspipe tokens create makes one)");
+            }
+            String token = BearerTokens.token(header);
+            if (token == null) {
+                throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
+            }
+            Grant grant = tokens.tokens().find(token).orElseThrow(() -> ApiException.unauthorized(
+                    "the token is not known here: revoked, mistyped, or made for another deployment"));
+            if (!grant.scope().includes(needed)) {
+                throw ApiException.forbidden("this token may " + grant.scope().label() + "; " + ctx.path() + " needs a token of "
+                        + "scope " + needed.label());
+            }
+            ctx.attribute(GRANT, grant);
         }
 
         private static String noRoute(Context ctx) {
@@ -400,8 +508,23 @@ public final class QueryServer implements AutoCloseable {
             return series;
         }
 
+        /**
+         * The tenant asked for. A token bound to a tenant reads that tenant only: without a tenant parameter the
+         * request is for the token's tenant, with another one it is refused (403, whether or not that tenant has
+         * data: the answer tells nothing about other tenants).
+         */
         private String tenant(Context ctx) {
             String tenant = ctx.queryParam("tenant");
+            Grant grant = ctx.attribute(GRANT);
+            if (grant != null && !grant.everyTenant()) {
+                if (tenant == null || tenant.isEmpty()) {
+                    return grant.tenant();
+                }
+                if (!tenant.equals(grant.tenant())) {
+                    throw ApiException.forbidden("this token reads tenant '" + grant.tenant() + "' only; ask without the "
+                            + "tenant parameter, or with tenant=" + grant.tenant());
+                }
+            }
             if (layout.multiTenant() && (tenant == null || tenant.isEmpty())) {
                 throw ApiException.badParameter("tenant", "this deployment is multi-tenant: add ?tenant=<tenant id>");
             }
@@ -435,7 +558,7 @@ public final class QueryServer implements AutoCloseable {
             RoutedAnswer<Object> answer = (forwarded ? forwardedRouter : router).answer(store,
                     () -> routing.plan(store, key, forwarded),
                     (partition, stale) -> local(read, partition, stale),
-                    ctx.path() + (query == null ? "" : "?" + query));
+                    new Forwarder.Request(ctx.path() + (query == null ? "" : "?" + query), ctx.header("Authorization")));
             if (answer instanceof RoutedAnswer.Local<Object> local) {
                 if (local.stale()) {
                     metrics.stale();
@@ -480,7 +603,8 @@ public final class QueryServer implements AutoCloseable {
             instances.addObject().put("host", routing.self().host() + ":" + routing.self().port()).put("reachable", true);
             if (ctx.header(Forwarder.FORWARDED_HEADER) == null) {
                 List<HostInfo> others = otherClients().stream().map(StreamsMetadata::hostInfo).toList();
-                forwarder.getAll(others, "/api/v1/stats/partitions", statisticsTimeout).forEach((host, remote) -> {
+                forwarder.getAll(others, new Forwarder.Request("/api/v1/stats/partitions", ctx.header("Authorization")),
+                        statisticsTimeout).forEach((host, remote) -> {
                     boolean reachable = false;
                     if (remote.isPresent() && remote.get().status() == 200) {
                         try {
@@ -572,6 +696,9 @@ public final class QueryServer implements AutoCloseable {
         static void error(Context ctx, ApiException e) {
             if (e.retryAfterSeconds() != null) {
                 ctx.header("Retry-After", e.retryAfterSeconds());
+            }
+            if (e.wwwAuthenticate() != null) {
+                ctx.header("WWW-Authenticate", e.wwwAuthenticate());
             }
             error(ctx, e.status(), e.code(), e.getMessage());
         }

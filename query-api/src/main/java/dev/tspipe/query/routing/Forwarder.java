@@ -3,9 +3,10 @@ package dev.tspipe.query.routing;
 import org.apache.kafka.streams.state.HostInfo;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,9 +50,17 @@ public final class Forwarder implements AutoCloseable {
 
     private final HttpClient client;
     private final Duration requestTimeout;
+    private final String scheme;
 
+    /** A forwarder over plain HTTP. */
     public Forwarder(Duration connectTimeout, Duration requestTimeout) {
+        this(connectTimeout, requestTimeout, null);
+    }
+
+    /** A forwarder over HTTPS with {@code tls} (which certificates to trust), or over HTTP when it is null. */
+    public Forwarder(Duration connectTimeout, Duration requestTimeout, SslContextFactory.Client tls) {
         this.requestTimeout = requestTimeout;
+        this.scheme = tls == null ? "http" : "https";
         QueuedThreadPool threads = new QueuedThreadPool(16, 2);
         threads.setName("query-forwarder");
         threads.setDaemon(true);
@@ -60,10 +69,31 @@ public final class Forwarder implements AutoCloseable {
         client.setConnectTimeout(connectTimeout.toMillis());
         client.setFollowRedirects(false);
         client.setUserAgentField(null);
+        if (tls != null) {
+            client.setSslContextFactory(tls);
+        }
         try {
             client.start();
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the HTTP client that forwards queries", e);
+        }
+    }
+
+    /**
+     * What is asked of another instance: a path with its query, and the caller's {@code Authorization}
+     * header (null if none), which is passed on as it came so that the other instance checks the
+     * caller's token itself: a forwarded request can read no more than the caller may.
+     */
+    public record Request(String pathAndQuery, String authorization) {
+        /** A request without credentials. */
+        public static Request of(String pathAndQuery) {
+            return new Request(pathAndQuery, null);
+        }
+
+        /** The path only: what logs show (never the credentials). */
+        @Override
+        public String toString() {
+            return pathAndQuery;
         }
     }
 
@@ -72,12 +102,12 @@ public final class Forwarder implements AutoCloseable {
     }
 
     /**
-     * GETs {@code pathAndQuery} from {@code host}; empty when the host cannot be reached in time
+     * GETs the request from {@code host}; empty when the host cannot be reached in time
      * (the caller then tries the next target).
      */
-    public Optional<Answer> get(HostInfo host, String pathAndQuery) {
+    public Optional<Answer> get(HostInfo host, Request request) {
         try {
-            return send(host, pathAndQuery).answer().get();
+            return send(host, request).answer().get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("the forwarding future failed although it never completes exceptionally", e);
         } catch (InterruptedException e) {
@@ -87,14 +117,14 @@ public final class Forwarder implements AutoCloseable {
     }
 
     /**
-     * GETs {@code pathAndQuery} from every host at once and waits at most {@code overall} for all of
+     * GETs the request from every host at once and waits at most {@code overall} for all of
      * them; a host that did not answer by then (or cannot be reached) maps to empty. The map has every
      * host, in the order given.
      */
-    public Map<HostInfo, Optional<Answer>> getAll(Collection<HostInfo> hosts, String pathAndQuery, Duration overall) {
+    public Map<HostInfo, Optional<Answer>> getAll(Collection<HostInfo> hosts, Request request, Duration overall) {
         Map<HostInfo, Pending> pending = new LinkedHashMap<>();
         for (HostInfo host : hosts) {
-            pending.put(host, send(host, pathAndQuery));
+            pending.put(host, send(host, request));
         }
         long deadline = System.nanoTime() + overall.toNanos();
         Map<HostInfo, Optional<Answer>> answers = new LinkedHashMap<>();
@@ -103,7 +133,7 @@ public final class Forwarder implements AutoCloseable {
             try {
                 answer = host.getValue().answer().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                LOG.info("Instance {} did not answer {} within {} ms", host.getKey(), pathAndQuery, overall.toMillis());
+                LOG.info("Instance {} did not answer {} within {} ms", host.getKey(), request.pathAndQuery(), overall.toMillis());
                 host.getValue().request().abort(e);
                 answer = Optional.empty();
             } catch (ExecutionException e) {
@@ -118,13 +148,19 @@ public final class Forwarder implements AutoCloseable {
     }
 
     /** A GET on its way; {@code answer} completes with the answer, or with empty when the host cannot be reached in time. */
-    private record Pending(Request request, CompletableFuture<Optional<Answer>> answer) {
+    private record Pending(org.eclipse.jetty.client.Request request, CompletableFuture<Optional<Answer>> answer) {
     }
 
-    private Pending send(HostInfo host, String pathAndQuery) {
-        Request request = client.newRequest("http://" + host.host() + ":" + host.port() + pathAndQuery)
+    private Pending send(HostInfo host, Request call) {
+        String pathAndQuery = call.pathAndQuery();
+        org.eclipse.jetty.client.Request request = client.newRequest(scheme + "://" + host.host() + ":" + host.port() + pathAndQuery)
                 .method(HttpMethod.GET)
-                .headers(headers -> headers.put(FORWARDED_HEADER, "1"))
+                .headers(headers -> {
+                    headers.put(FORWARDED_HEADER, "1");
+                    if (call.authorization() != null) {
+                        headers.put(HttpHeader.AUTHORIZATION, call.authorization());
+                    }
+                })
                 .timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
         return new Pending(request, new CompletableResponseListener(request, MAX_ANSWER_BYTES).send().handle((response, failure) -> {
             if (failure != null) {

@@ -55,7 +55,7 @@ public final class RoutedRead {
     @FunctionalInterface
     public interface RemoteRead {
         /** The instance's answer; empty when it cannot be reached in time. */
-        Optional<Forwarder.Answer> get(HostInfo host, String pathAndQuery);
+        Optional<Forwarder.Answer> get(HostInfo host, Forwarder.Request request);
     }
 
     /** The lag of this instance's copy of a partition: {@link SeriesRouting#acceptableLocalLag}. */
@@ -90,13 +90,13 @@ public final class RoutedRead {
      *
      * @param planner      makes the plan ({@link SeriesRouting#plan}); asked again for every pass
      * @param local        reads this instance's stores; what it throws (a 404 of the read) propagates
-     * @param pathAndQuery what another instance is asked for
+     * @param request      what another instance is asked for, with the caller's credentials
      */
-    public <T> RoutedAnswer<T> answer(String store, Supplier<List<Target>> planner, LocalRead<T> local, String pathAndQuery) {
+    public <T> RoutedAnswer<T> answer(String store, Supplier<List<Target>> planner, LocalRead<T> local, Forwarder.Request request) {
         long deadline = System.nanoTime() + failoverWait.toNanos();
         while (true) {
             List<Target> plan = planner.get();
-            RoutedAnswer<T> answer = pass(store, plan, local, pathAndQuery);
+            RoutedAnswer<T> answer = pass(store, plan, local, request);
             if (!(answer instanceof RoutedAnswer.NoneAnswered) || plan.isEmpty()
                     || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PAUSE_MS) > deadline) {
                 return answer;
@@ -111,7 +111,7 @@ public final class RoutedRead {
     }
 
     /** One pass over the plan's targets, in order. */
-    private <T> RoutedAnswer<T> pass(String store, List<Target> plan, LocalRead<T> local, String pathAndQuery) {
+    private <T> RoutedAnswer<T> pass(String store, List<Target> plan, LocalRead<T> local, Forwarder.Request request) {
         List<String> attempts = new ArrayList<>();
         Set<Integer> staleTried = new HashSet<>();
         for (Target target : plan) {
@@ -140,7 +140,7 @@ public final class RoutedRead {
                 }
             } else if (target instanceof Target.Remote other) {
                 String who = other.host().host() + ":" + other.host().port() + (other.standby() ? " (standby)" : " (active)");
-                Optional<Forwarder.Answer> answer = remote.get(other.host(), pathAndQuery);
+                Optional<Forwarder.Answer> answer = remote.get(other.host(), request);
                 if (answer.isEmpty()) {
                     attempts.add(who + " cannot be reached");
                 } else if (answer.get().status() >= SERVER_ERROR) {

@@ -68,7 +68,7 @@ class ForwarderTest {
             }
         };
         List<HostInfo> hosts = List.of(serve(waitForTheOthers), serve(waitForTheOthers), serve(waitForTheOthers));
-        Map<HostInfo, Optional<Forwarder.Answer>> answers = forwarder.getAll(hosts, "/api/v1/stats/partitions",
+        Map<HostInfo, Optional<Forwarder.Answer>> answers = forwarder.getAll(hosts, Forwarder.Request.of("/api/v1/stats/partitions"),
                 Duration.ofSeconds(25));
         assertThat(answers.keySet()).containsExactlyElementsOf(hosts);
         assertThat(answers.values()).allSatisfy(answer -> assertThat(answer).hasValueSatisfying(a -> {
@@ -92,20 +92,25 @@ class ForwarderTest {
             closed = new HostInfo("127.0.0.1", socket.getLocalPort());
         }
         Map<HostInfo, Optional<Forwarder.Answer>> answers = forwarder.getAll(List.of(hanging, answering, closed),
-                "/api/v1/stats/partitions", Duration.ofSeconds(3));
+                Forwarder.Request.of("/api/v1/stats/partitions"), Duration.ofSeconds(3));
         assertThat(answers.get(hanging)).isEmpty();
         assertThat(answers.get(answering)).hasValueSatisfying(a -> assertThat(a.status()).isEqualTo(200));
         assertThat(answers.get(closed)).isEmpty();
     }
 
     @Test
-    void theForwardingHeaderIsSentAndTheAnswerHandedBackUnchanged() throws Exception {
+    void theForwardingHeaderAndTheCallersCredentialsAreSentAndTheAnswerHandedBackUnchanged() throws Exception {
         HostInfo host = serve(exchange -> answer(exchange, 404,
-                "forwarded=" + exchange.getRequestHeaders().getFirst(Forwarder.FORWARDED_HEADER) + " " + exchange.getRequestURI()));
-        Optional<Forwarder.Answer> answer = forwarder.get(host, "/api/v1/series/a%2Fb/m/latest?limit=5");
+                "forwarded=" + exchange.getRequestHeaders().getFirst(Forwarder.FORWARDED_HEADER) + " " + exchange.getRequestURI()
+                        + " authorization=" + exchange.getRequestHeaders().getFirst("Authorization")));
+        Optional<Forwarder.Answer> answer = forwarder.get(host,
+                new Forwarder.Request("/api/v1/series/a%2Fb/m/latest?limit=5", "Bearer tsp_abc"));
         assertThat(answer).hasValueSatisfying(a -> {
             assertThat(a.status()).isEqualTo(404);
-            assertThat(new String(a.body(), StandardCharsets.UTF_8)).isEqualTo("forwarded=1 /api/v1/series/a%2Fb/m/latest?limit=5");
+            assertThat(new String(a.body(), StandardCharsets.UTF_8))
+                    .isEqualTo("forwarded=1 /api/v1/series/a%2Fb/m/latest?limit=5 authorization=Bearer tsp_abc");
         });
+        assertThat(forwarder.get(host, Forwarder.Request.of("/x"))).hasValueSatisfying(a ->
+                assertThat(new String(a.body(), StandardCharsets.UTF_8)).endsWith("authorization=null"));
     }
 }

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RoutedReadTest {
 
     private static final String STORE = "raw-rows";
-    private static final String PATH = "/api/v1/series/d/m/latest";
+    private static final Forwarder.Request REQUEST = new Forwarder.Request("/api/v1/series/d/m/latest", "Bearer tsp_caller");
     private static final HostInfo OWNER = new HostInfo("10.0.0.1", 8080);
     private static final HostInfo STANDBY = new HostInfo("10.0.0.2", 8080);
 
@@ -50,9 +50,9 @@ class RoutedReadTest {
         final List<HostInfo> asked = new ArrayList<>();
 
         @Override
-        public Optional<Forwarder.Answer> get(HostInfo host, String pathAndQuery) {
+        public Optional<Forwarder.Answer> get(HostInfo host, Forwarder.Request request) {
             asked.add(host);
-            assertThat(pathAndQuery).isEqualTo(PATH);
+            assertThat(request).as("the path and the caller's credentials, passed on as they came").isEqualTo(REQUEST);
             Integer status = statuses.get(host);
             return status == null ? Optional.empty() : Optional.of(new Forwarder.Answer(status, Map.of(),
                     (host.host() + " " + status).getBytes(StandardCharsets.UTF_8)));
@@ -70,7 +70,7 @@ class RoutedReadTest {
     private final RoutedRead router = new RoutedRead(instances, localLags, Duration.ZERO);
 
     private RoutedAnswer<String> answer(Target... plan) {
-        return router.answer(STORE, () -> List.of(plan), local, PATH);
+        return router.answer(STORE, () -> List.of(plan), local, REQUEST);
     }
 
     @Test
@@ -184,7 +184,7 @@ class RoutedReadTest {
             throw new IllegalStateException("404 of the read");
         };
         assertThatThrownBy(() -> router.answer(STORE, () -> List.of(new Target.LocalActive(1), new Target.Remote(STANDBY, true)),
-                notFound, PATH)).hasMessage("404 of the read");
+                notFound, REQUEST)).hasMessage("404 of the read");
         assertThat(instances.asked).isEmpty();
     }
 
@@ -205,7 +205,7 @@ class RoutedReadTest {
             }
             plans.add(plan);
             return plan;
-        }, local, PATH);
+        }, local, REQUEST);
         assertThat(answer).isEqualTo(new RoutedAnswer.Local<>("fresh 4", 4, OptionalLong.empty()));
         assertThat(plans).hasSize(3);
         assertThat(local.reads).containsExactly("4 stale", "4 fresh", "4 fresh");
@@ -218,7 +218,7 @@ class RoutedReadTest {
         RoutedAnswer<String> answer = patient.answer(STORE, () -> {
             plans[0]++;
             return List.of();
-        }, local, PATH);
+        }, local, REQUEST);
         assertThat(answer).isInstanceOf(RoutedAnswer.NoneAnswered.class);
         assertThat(plans[0]).isEqualTo(1);
     }

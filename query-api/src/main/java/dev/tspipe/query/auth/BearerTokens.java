@@ -1,0 +1,19 @@
+package dev.tspipe.query.auth;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The token of an {@code Authorization: Bearer <token>} header (RFC 6750; the scheme is case-insensitive). */
+public final class BearerTokens {
+
+    private static final Pattern BEARER = Pattern.compile("(?i)bearer +([A-Za-z0-9._~+/-]+=*) *");
+
+    private BearerTokens() {
+    }
+
+    /** The token, or null when the header is not a bearer token. */
+    public static String token(String authorizationHeader) {
+        Matcher matcher = BEARER.matcher(authorizationHeader);
+        return matcher.matches() ? matcher.group(1) : null;
+    }
+}
