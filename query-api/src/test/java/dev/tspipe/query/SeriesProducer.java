@@ -26,6 +26,12 @@ final class SeriesProducer {
      */
     static void produce(Map<String, Object> producerSettings, String registryUrl, String topic,
                         Map<String, TreeMap<Long, Double>> series) {
+        produce(producerSettings, registryUrl, topic, null, series);
+    }
+
+    /** The same, for the devices of {@code tenant} (null for none): keyed {@code tenant/device}, as tspipe's producers key them. */
+    static void produce(Map<String, Object> producerSettings, String registryUrl, String topic, String tenant,
+                        Map<String, TreeMap<Long, Double>> series) {
         Map<String, Object> config = new HashMap<>(producerSettings);
         config.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
         AvroSerializer<Object> avro = new AvroSerializer<>();
@@ -34,8 +40,9 @@ final class SeriesProducer {
             series.forEach((name, readings) -> {
                 String device = name.substring(0, name.indexOf('/'));
                 String metric = name.substring(name.indexOf('/') + 1);
-                readings.forEach((timestamp, value) -> producer.send(new ProducerRecord<>(topic, device,
-                        avro.serialize(topic, Reading.newBuilder().setDeviceId(device).setMetric(metric)
+                String key = tenant == null ? device : tenant + "/" + device;
+                readings.forEach((timestamp, value) -> producer.send(new ProducerRecord<>(topic, key,
+                        avro.serialize(topic, Reading.newBuilder().setTenant(tenant).setDeviceId(device).setMetric(metric)
                                 .setTimestamp(Instant.ofEpochMilli(timestamp)).setValue(value).build()))));
             });
             producer.flush();

@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.embedded.FreePorts;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
 import org.apache.kafka.streams.CloseOptions;
@@ -8,11 +9,11 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * One tspipe instance for the integration tests, as {@code tspipe node} wires it: the real topology in
@@ -22,10 +23,13 @@ import java.util.Map;
 record TestNode(KafkaStreams streams, QueryServer server) implements AutoCloseable {
 
     static TestNode start(String bootstrapServers, PipelineConfig config, String applicationId, Path stateDir) throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        return start(bootstrapServers, config, applicationId, stateDir, UnaryOperator.identity());
+    }
+
+    /** With {@code options} on the query server's builder (tokens, TLS). */
+    static TestNode start(String bootstrapServers, PipelineConfig config, String applicationId, Path stateDir,
+                          UnaryOperator<QueryServer.Builder> options) throws IOException {
+        int port = FreePorts.next();
         Map<String, Object> props = new HashMap<>();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -36,8 +40,8 @@ record TestNode(KafkaStreams streams, QueryServer server) implements AutoCloseab
         props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port);
         KafkaStreams streams = TspipeStreams.create(config, props);
         streams.start();
-        QueryServer server = QueryServer.builder().streams(streams).pipelineConfig(config)
-                .bindHost("127.0.0.1").port(port).advertised(new HostInfo("127.0.0.1", port)).start();
+        QueryServer server = options.apply(QueryServer.builder().streams(streams).pipelineConfig(config)
+                .bindHost("127.0.0.1").port(port).advertised(new HostInfo("127.0.0.1", port))).start();
         return new TestNode(streams, server);
     }
 
