@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
@@ -106,7 +107,7 @@ final class DemoCommand implements Callable<Integer> {
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(new TspipeNode.Settings(
                     kafka.bootstrapServers(), registry.url(), "tspipe-demo", EmbeddedKafka.HOST, httpPort, EmbeddedKafka.HOST,
                     dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
-                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties())));
+                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.empty(), Optional.empty())));
 
             if (rate > 0) {
                 lifecycle.register("load generator", DemoLoad.start(kafka.bootstrapServers(), registry.url(),

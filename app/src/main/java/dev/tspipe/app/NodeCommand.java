@@ -42,6 +42,7 @@ import java.util.concurrent.Callable;
         footer = {
                 "  tspipe node --bootstrap-servers kafka-1:9092 --schema-registry-url http://registry:8081",
                 "  tspipe node --config /etc/tspipe/node.properties --http-port 8081 --state-dir /var/lib/tspipe",
+                "  tspipe node --auth-tokens /etc/tspipe/tokens --tls-cert node.crt --tls-key node.key --tls-ca ca.crt",
                 "  TSPIPE_BOOTSTRAP_SERVERS=kafka:9092 tspipe node"
         })
 final class NodeCommand implements Callable<Integer> {
@@ -67,6 +68,9 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--advertised-host", paramLabel = "HOST",
             description = "Host name other instances use to reach this one (default: this machine's host name).")
     String advertisedHost;
+
+    @Mixin
+    HttpSecurityOptions httpSecurity;
 
     @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "data/state",
             description = "Folder of the local RocksDB state (default: ./${DEFAULT-VALUE}).")
@@ -116,7 +120,7 @@ final class NodeCommand implements Callable<Integer> {
         TspipeNode.Settings settings = new TspipeNode.Settings(kafka.bootstrapServers, kafka.schemaRegistryUrl,
                 applicationId, httpHost,
                 httpPort, advertisedHost != null ? advertisedHost : hostName(), stateDir, readingsTopic, dlqTopic,
-                processingGuarantee, threads, standbyReplicas, extra);
+                processingGuarantee, threads, standbyReplicas, extra, httpSecurity.authTokens(), httpSecurity.tls());
         if (createTopics) {
             TopicSetup.createMissing(clientSettings, readingsTopic, partitions, dlqTopic);
         }

@@ -39,6 +39,8 @@ import picocli.CommandLine.Command;
                 "                                    the row key of a reading",
                 "  tspipe keys decode 'sensor-1#temp#9223370336854775807'",
                 "                                    the parts of a row key",
+                "  tspipe tokens create --tenant acme --scope read",
+                "                                    a bearer token for the HTTP API",
                 "",
                 "Run 'tspipe <command> --help' for the options of a command."
         },
@@ -51,6 +53,7 @@ import picocli.CommandLine.Command;
                 ImportCommand.class,
                 ReplayCommand.class,
                 KeysCommand.class,
+                TokensCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TspipeCommand implements Runnable {

@@ -3,6 +3,7 @@ package dev.tspipe.app;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.query.QueryServer;
+import dev.tspipe.query.tls.HttpTls;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -10,9 +11,11 @@ import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -28,7 +31,8 @@ final class TspipeNode implements AutoCloseable {
     /** What an instance needs to know; {@code extra} holds Kafka Streams and {@code tspipe.*} settings from the config file. */
     record Settings(String bootstrapServers, String schemaRegistryUrl, String applicationId, String httpHost, int httpPort,
                     String advertisedHost, String stateDir, String readingsTopic, String dlqTopic,
-                    String processingGuarantee, int threads, int standbyReplicas, Properties extra) {
+                    String processingGuarantee, int threads, int standbyReplicas, Properties extra,
+                    Optional<Path> authTokens, Optional<HttpTls> tls) {
     }
 
     private final KafkaStreams streams;
@@ -77,7 +81,13 @@ final class TspipeNode implements AutoCloseable {
                     .bindHost(settings.httpHost())
                     .port(settings.httpPort())
                     .advertised(new HostInfo(settings.advertisedHost(), settings.httpPort()))
+                    .authTokens(settings.authTokens().orElse(null))
+                    .tls(settings.tls().orElse(null))
                     .start();
+        } catch (IllegalArgumentException e) {
+            // A tokens file, certificate or key that cannot be used: the message names the file and what is wrong.
+            streams.close(CLOSE_TIMEOUT);
+            throw new UserError(e.getMessage());
         } catch (RuntimeException e) {
             streams.close(CLOSE_TIMEOUT);
             throw new UserError("could not start the HTTP server on " + settings.httpHost() + ":" + settings.httpPort()

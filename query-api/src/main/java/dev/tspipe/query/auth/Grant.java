@@ -2,7 +2,7 @@ package dev.tspipe.query.auth;
 
 /**
  * What one token allows: a tenant ({@code null} for every tenant) and a scope, with the name the
- * tokens file gives it, which logs may show (the token never).
+ * tokens file gives it (its line number when it has none), which may be shown where the token never is.
  */
 public record Grant(String tenant, Scope scope, String name) {
 
