@@ -20,6 +20,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -197,7 +198,14 @@ public final class SchemasTopic implements SchemaRegistryCore.Journal, AutoClose
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while preparing topic " + topic, e);
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AuthorizationException) {
+                throw new IllegalStateException("Kafka at " + bootstrapServers + " does not allow this client to prepare the "
+                        + "registry's topic " + topic + " (" + e.getCause().getMessage() + "); grant it CREATE, DESCRIBE, "
+                        + "DESCRIBE_CONFIGS, READ and WRITE on topic " + topic + " (ACLs, docs/security.md)", e.getCause());
+            }
+            throw new IllegalStateException("Could not prepare topic " + topic + " on " + bootstrapServers + ": " + e.getMessage(), e);
+        } catch (TimeoutException e) {
             throw new IllegalStateException("Could not prepare topic " + topic + " on " + bootstrapServers + ": " + e.getMessage(), e);
         }
     }

@@ -1,0 +1,236 @@
+package dev.tspipe.app;
+
+import dev.tspipe.embedded.EmbeddedKafka;
+import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.embedded.FreePorts;
+import dev.tspipe.embedded.SelfSignedCertificate;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import dev.tspipe.processor.topology.DeadLetters;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every Kafka client of tspipe against a broker secured as production clusters are: the listener the
+ * clients use requires SASL/SCRAM-SHA-512 over TLS ({@code SASL_SSL}, the broker's certificate made at
+ * test time), and the standard authorizer allows only what ACLs grant. With the settings of one
+ * {@code --kafka-config} file and the ACLs of docs/security.md, the registry's journal, the producers of
+ * {@code generate} and the node (packaged jar, own JVM: Kafka Streams with exactly-once, its changelogs,
+ * the dead-letter topic) all work. With a wrong password, a node and a producer stop at once with a
+ * message about the credentials; without an ACL on the readings topic, the node stops with a message
+ * that names the topic and the operations to grant.
+ */
+class SecuredKafkaIT {
+
+    private static final Duration HANG_GUARD = Duration.ofMinutes(3);
+    private static final String USER = "tspipe-it";
+    /** A user with every ACL of {@link #USER} but those on the readings topic. */
+    private static final String UNGRANTED_USER = "tspipe-ungranted";
+    private static final String PASSWORD = "correct-horse-battery";
+    private static final String APP = "secured-it";
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @TempDir
+    static Path workDir;
+
+    private static EmbeddedKafka kafka;
+    private static EmbeddedSchemaRegistry registry;
+    private static String saslBootstrap;
+    private static SelfSignedCertificate certificate;
+
+    /**
+     * The broker: PLAINTEXT for the test's own admin client and the controller (their principal, ANONYMOUS, is the
+     * super user), SASL_SSL for tspipe, the standard authorizer, and the ACLs of docs/security.md for {@link #USER}.
+     */
+    @BeforeAll
+    static void startABrokerWithASaslSslListenerAndAcls() throws Exception {
+        certificate = SelfSignedCertificate.create(workDir, "broker");
+        int port = FreePorts.next();
+        int controllerPort = FreePorts.next();
+        int saslPort = FreePorts.next();
+        saslBootstrap = "127.0.0.1:" + saslPort;
+        kafka = EmbeddedKafka.builder().port(port).controllerPort(controllerPort)
+                .brokerConfig("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort
+                        + ",SASL_SSL://127.0.0.1:" + saslPort)
+                .brokerConfig("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port + ",SASL_SSL://" + saslBootstrap)
+                .brokerConfig("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL")
+                .brokerConfig("sasl.enabled.mechanisms", "SCRAM-SHA-512")
+                .brokerConfig("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                        "org.apache.kafka.common.security.scram.ScramLoginModule required;")
+                .brokerConfig("ssl.keystore.type", "PKCS12")
+                .brokerConfig("ssl.keystore.location", certificate.keyStore().toString())
+                .brokerConfig("ssl.keystore.password", certificate.password())
+                .brokerConfig("ssl.key.password", certificate.password())
+                .brokerConfig("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+                .brokerConfig("super.users", "User:ANONYMOUS")
+                .start();
+        try (Admin admin = Admin.create(kafka.clientConfig())) {
+            admin.alterUserScramCredentials(List.of(
+                    new UserScramCredentialUpsertion(USER, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD),
+                    new UserScramCredentialUpsertion(UNGRANTED_USER, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
+                            PASSWORD))).all().get(1, TimeUnit.MINUTES);
+            admin.createTopics(List.of(new NewTopic("readings", 4, (short) 1), new NewTopic("readings-dlq", 1, (short) 1)))
+                    .all().get(1, TimeUnit.MINUTES);
+            List<AclBinding> acls = new ArrayList<>(KafkaAcls.forNode(USER, APP, "readings", "readings-dlq"));
+            acls.addAll(KafkaAcls.forProducer(USER, "readings"));
+            acls.addAll(KafkaAcls.forRegistry(USER, "_schemas"));
+            acls.addAll(KafkaAcls.forNode(UNGRANTED_USER, APP + "-ungranted", "readings", "readings-dlq").stream()
+                    .filter(acl -> !acl.pattern().name().equals("readings")).toList());
+            admin.createAcls(acls).all().get(1, TimeUnit.MINUTES);
+        }
+        registry = EmbeddedSchemaRegistry.builder().bootstrapServers(saslBootstrap)
+                .clientSettings(KafkaClientConfig.load(clientConfig("client.properties", USER, PASSWORD))).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (registry != null) {
+            registry.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void withTheRightCredentialsAndAclsTheWholePipelineRunsOverSaslSsl() throws Exception {
+        Path config = clientConfig("client.properties", USER, PASSWORD);
+        int httpPort = FreePorts.next();
+        try (JarProcess node = JarProcess.start("node", workDir.resolve("node.log"), "node",
+                "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(),
+                "--schema-registry-url", registry.url(), "--application-id", APP, "--http-port", Integer.toString(httpPort),
+                "--advertised-host", "127.0.0.1", "--state-dir", workDir.resolve("state").toString(), "--standby-replicas", "0")) {
+            node.awaitLineContaining("is running", HANG_GUARD);
+
+            CommandRun generate = CommandRun.of("generate", "--devices", "4", "--metrics", "2", "--rate", "200", "--duration", "2s",
+                    "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(), "--schema-registry-url", registry.url());
+            assertThat(generate.exitCode()).as(generate.err()).isZero();
+            assertThat(generate.out()).contains("0 failed");
+
+            String latest = "http://127.0.0.1:" + httpPort + "/api/v1/series/device-00001/temperature/latest";
+            long deadline = System.nanoTime() + HANG_GUARD.toNanos();
+            int status = 0;
+            while (status != 200 && System.nanoTime() < deadline) {
+                Thread.sleep(250);
+                status = status(latest);
+            }
+            assertThat(status).as("a generated series is queryable from the node").isEqualTo(200);
+
+            // A record that is not a reading goes to the dead-letter topic, written by the node over SASL_SSL.
+            Map<String, Object> producerSettings = KafkaClientConfig.load(config);
+            producerSettings.put("bootstrap.servers", saslBootstrap);
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerSettings, new ByteArraySerializer(),
+                    new ByteArraySerializer())) {
+                producer.send(new ProducerRecord<>("readings", "device-x".getBytes(StandardCharsets.UTF_8),
+                        "not avro".getBytes(StandardCharsets.UTF_8))).get(1, TimeUnit.MINUTES);
+            }
+            Map<String, Object> consumerSettings = kafka.clientConfig();
+            consumerSettings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            consumerSettings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            try (KafkaConsumer<byte[], byte[]> dlq = new KafkaConsumer<>(consumerSettings, new ByteArrayDeserializer(),
+                    new ByteArrayDeserializer())) {
+                dlq.assign(List.of(new TopicPartition("readings-dlq", 0)));
+                List<ConsumerRecord<byte[], byte[]>> deadLetters = new ArrayList<>();
+                long dlqDeadline = System.nanoTime() + HANG_GUARD.toNanos();
+                while (deadLetters.isEmpty() && System.nanoTime() < dlqDeadline) {
+                    dlq.poll(Duration.ofMillis(500)).forEach(deadLetters::add);
+                }
+                assertThat(deadLetters).hasSize(1);
+                assertThat(new String(deadLetters.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("not avro");
+                assertThat(deadLetters.get(0).headers().lastHeader(DeadLetters.REASON)).isNotNull();
+            }
+            try (Admin admin = Admin.create(kafka.clientConfig())) {
+                assertThat(admin.listTopics().names().get(1, TimeUnit.MINUTES))
+                        .as("the changelogs the node created with its prefixed ACL")
+                        .anyMatch(topic -> topic.startsWith(APP + "-") && topic.endsWith("-changelog"));
+            }
+            assertThat(node.stopWithSigterm(HANG_GUARD)).isEqualTo(143);
+        }
+        assertThat(Files.readString(workDir.resolve("node.log"))).as("the password never reaches the log").doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void aWrongPasswordStopsANodeAndAProducerWithAMessageAboutTheCredentials() throws Exception {
+        Path wrong = clientConfig("wrong.properties", USER, "not-the-password");
+        CommandRun generate = CommandRun.of("generate", "--devices", "1", "--metrics", "1", "--rate", "10", "--duration", "1s",
+                "--bootstrap-servers", saslBootstrap, "--kafka-config", wrong.toString(), "--schema-registry-url", registry.url());
+        assertThat(generate.exitCode()).isEqualTo(2);
+        assertThat(generate.err()).contains("refused this client's credentials", "--kafka-config").doesNotContain("not-the-password");
+
+        Path log = workDir.resolve("node-wrong.log");
+        try (JarProcess node = JarProcess.start("node-wrong", log, "node",
+                "--bootstrap-servers", saslBootstrap, "--kafka-config", wrong.toString(),
+                "--schema-registry-url", registry.url(), "--application-id", "sasl-it-wrong", "--http-port", Integer.toString(FreePorts.next()),
+                "--state-dir", workDir.resolve("state-wrong").toString())) {
+            assertThat(node.awaitExit(HANG_GUARD)).as("the node exits by itself, with a usage error").isEqualTo(2);
+        }
+        assertThat(Files.readString(log)).contains("refused this client's credentials", "--kafka-config")
+                .doesNotContain("not-the-password");
+    }
+
+    @Test
+    void withoutAnAclOnTheReadingsTopicTheNodeStopsAndNamesTheTopic() throws Exception {
+        Path config = clientConfig("ungranted.properties", UNGRANTED_USER, PASSWORD);
+        Path log = workDir.resolve("node-ungranted.log");
+        try (JarProcess node = JarProcess.start("node-ungranted", log, "node",
+                "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(),
+                "--schema-registry-url", registry.url(), "--application-id", APP + "-ungranted",
+                "--http-port", Integer.toString(FreePorts.next()), "--state-dir", workDir.resolve("state-ungranted").toString())) {
+            assertThat(node.awaitExit(HANG_GUARD)).as("the node exits by itself, with a usage error").isEqualTo(2);
+        }
+        assertThat(Files.readString(log)).contains("does not allow this client to describe the readings topic 'readings'",
+                "grant it DESCRIBE and READ on the topic");
+    }
+
+    /** The client settings of docs/security.md: SCRAM over TLS, the broker's certificate trusted from a PEM file. */
+    private static Path clientConfig(String name, String user, String password) throws IOException {
+        Path file = workDir.resolve(name);
+        Files.writeString(file, String.join("\n",
+                "security.protocol=SASL_SSL",
+                "sasl.mechanism=SCRAM-SHA-512",
+                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
+                        + "\" password=\"" + password + "\";",
+                "ssl.truststore.type=PEM",
+                "ssl.truststore.location=" + certificate.certificatePem(),
+                ""));
+        return file;
+    }
+
+    private static int status(String url) throws InterruptedException {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException notYet) {
+            return 0;
+        }
+    }
+}
