@@ -17,6 +17,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -56,6 +57,8 @@ class SecuredKafkaIT {
     private static final String USER = "tspipe-it";
     /** A user with every ACL of {@link #USER} but those on the readings topic. */
     private static final String UNGRANTED_USER = "tspipe-ungranted";
+    /** A user with every ACL of {@link #USER} but READ on the readings topic. */
+    private static final String UNREAD_USER = "tspipe-unread";
     private static final String PASSWORD = "correct-horse-battery";
     private static final String APP = "secured-it";
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -98,6 +101,8 @@ class SecuredKafkaIT {
             admin.alterUserScramCredentials(List.of(
                     new UserScramCredentialUpsertion(USER, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD),
                     new UserScramCredentialUpsertion(UNGRANTED_USER, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
+                            PASSWORD),
+                    new UserScramCredentialUpsertion(UNREAD_USER, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
                             PASSWORD))).all().get(1, TimeUnit.MINUTES);
             admin.createTopics(List.of(new NewTopic("readings", 4, (short) 1), new NewTopic("readings-dlq", 1, (short) 1)))
                     .all().get(1, TimeUnit.MINUTES);
@@ -106,6 +111,9 @@ class SecuredKafkaIT {
             acls.addAll(KafkaAcls.forRegistry(USER, "_schemas"));
             acls.addAll(KafkaAcls.forNode(UNGRANTED_USER, APP + "-ungranted", "readings", "readings-dlq").stream()
                     .filter(acl -> !acl.pattern().name().equals("readings")).toList());
+            acls.addAll(KafkaAcls.forNode(UNREAD_USER, APP + "-unread", "readings", "readings-dlq").stream()
+                    .filter(acl -> !(acl.pattern().name().equals("readings") && acl.entry().operation() == AclOperation.READ))
+                    .toList());
             admin.createAcls(acls).all().get(1, TimeUnit.MINUTES);
         }
         registry = EmbeddedSchemaRegistry.builder().bootstrapServers(saslBootstrap)
@@ -210,6 +218,26 @@ class SecuredKafkaIT {
         }
         assertThat(Files.readString(log)).contains("does not allow this client to describe the readings topic 'readings'",
                 "grant it DESCRIBE and READ on the topic");
+    }
+
+    @Test
+    void withoutReadOnTheReadingsTopicTheNodeSaysWhatToGrantAndKeepsTrying() throws Exception {
+        Path config = clientConfig("unread.properties", UNREAD_USER, PASSWORD);
+        Path log = workDir.resolve("node-unread.log");
+        try (JarProcess node = JarProcess.start("node-unread", log, "node",
+                "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(),
+                "--schema-registry-url", registry.url(), "--application-id", APP + "-unread",
+                "--http-port", Integer.toString(FreePorts.next()), "--state-dir", workDir.resolve("state-unread").toString())) {
+            node.awaitLineContaining("is running", HANG_GUARD);
+            long deadline = System.nanoTime() + HANG_GUARD.toNanos();
+            while (!Files.readString(log).contains("Kafka refused this client") && System.nanoTime() < deadline) {
+                Thread.sleep(250);
+            }
+            assertThat(Files.readString(log)).contains("Kafka refused this client access to topic(s) [readings]",
+                    "the readings topic: DESCRIBE and READ");
+            assertThat(node.isAlive()).as("the node waits for the ACL").isTrue();
+            assertThat(node.stopWithSigterm(HANG_GUARD)).isEqualTo(143);
+        }
     }
 
     /** The client settings of docs/security.md: SCRAM over TLS, the broker's certificate trusted from a PEM file. */

@@ -1,5 +1,8 @@
 package dev.tspipe.processor.topology;
 
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,8 +52,18 @@ public final class StreamThreadReplacement implements StreamsUncaughtExceptionHa
             inARow.set(0);
         }
         long pause = pauseAfter(inARow.incrementAndGet());
-        log.error("Stream thread {} failed ({} in a row); a new thread takes over its tasks in {} ms, from their last commit: {}",
-                Thread.currentThread().getName(), inARow.get(), pause, rootMessage(exception), exception);
+        String refused = refusal(exception);
+        if (refused != null) {
+            // A missing ACL is a setting, not a fault: say what to grant, without the stack trace.
+            log.error("Kafka refused this client {}; grant its principal the ACLs of docs/security.md (the readings topic: "
+                    + "DESCRIBE and READ; the dead-letter topic: DESCRIBE and WRITE; topics, transactional ids prefixed with the "
+                    + "application id; its group). Stream thread {} is replaced in {} ms ({} in a row) and carries on once "
+                    + "they are granted", refused, Thread.currentThread().getName(), pause, inARow.get());
+            log.debug("The refusal", exception);
+        } else {
+            log.error("Stream thread {} failed ({} in a row); a new thread takes over its tasks in {} ms, from their last commit: {}",
+                    Thread.currentThread().getName(), inARow.get(), pause, rootMessage(exception), exception);
+        }
         // This runs in the failing thread before it closes: pausing here delays only the replacement.
         sleeper.accept(pause);
         replaced.incrementAndGet();
@@ -66,6 +79,22 @@ public final class StreamThreadReplacement implements StreamsUncaughtExceptionHa
     static long pauseAfter(int n) {
         long pause = FIRST_PAUSE_MS << Math.min(n - 1, 20);
         return Math.min(pause, LONGEST_PAUSE_MS);
+    }
+
+    /** What Kafka refused, naming the resource, when {@code exception} is a missing ACL; null otherwise. */
+    static String refusal(Throwable exception) {
+        for (Throwable cause = exception; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof TopicAuthorizationException topics) {
+                return "access to topic(s) " + topics.unauthorizedTopics() + " (" + topics.getMessage() + ")";
+            }
+            if (cause instanceof GroupAuthorizationException group) {
+                return "access to consumer group '" + group.groupId() + "' (" + group.getMessage() + ")";
+            }
+            if (cause instanceof AuthorizationException other) {
+                return "an operation: " + other.getClass().getSimpleName() + ": " + other.getMessage();
+            }
+        }
+        return null;
     }
 
     private static String rootMessage(Throwable exception) {
