@@ -23,6 +23,11 @@ public final class ApiException extends RuntimeException {
         this.wwwAuthenticate = wwwAuthenticate;
     }
 
+    /** 413: the request's body is larger than the API takes; the message says the limit. */
+    public static ApiException tooLarge(String message) {
+        return new ApiException(413, "too-large", message, null);
+    }
+
     /** 401 with {@code WWW-Authenticate: Bearer}: the request has no token, or one that no instance knows (RFC 6750). */
     public static ApiException unauthorized(String message) {
         return new ApiException(401, "unauthorized", message, null, "Bearer realm=\"tspipe\"");

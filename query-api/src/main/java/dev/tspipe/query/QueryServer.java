@@ -88,6 +88,8 @@ public final class QueryServer implements AutoCloseable {
     private static final String JSON_TYPE = "application/json";
     /** The request attribute that holds the {@link Grant} of its token. */
     private static final String GRANT = "tspipe.grant";
+    /** The largest request body taken (docs/security.md, "Limits"); the GET routes read none. */
+    static final int MAX_BODY_BYTES = 1024 * 1024;
     /** The chunk in which an answer's bytes are copied to the connection (most answers are smaller). */
     private static final int RESPONSE_COPY_BYTES = 8 * 1024;
 
@@ -263,6 +265,7 @@ public final class QueryServer implements AutoCloseable {
                 // Javalin copies each answer into Jetty's output through a buffer of this size, allocated per
                 // answer: its default (32 KiB) was half of what a query allocated, against answers of a few KiB.
                 config.http.responseBufferSize = RESPONSE_COPY_BYTES;
+                config.http.maxRequestSize = MAX_BODY_BYTES;
                 config.jetty.modifyServer(server -> server.setErrorHandler(JsonErrorPages.forServer()));
                 config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(JsonErrorPages.forServletContext()));
                 if (serverTls != null) {
@@ -411,6 +414,10 @@ public final class QueryServer implements AutoCloseable {
             config.routes.before(ctx -> {
                 UriCheck.requireWellFormedPath(ctx.path());
                 UriCheck.requireWellFormedQuery(ctx.queryString());
+                if (ctx.contentLength() > MAX_BODY_BYTES) {
+                    throw ApiException.tooLarge("the request has a body of " + ctx.contentLength() + " bytes; this API takes "
+                            + "at most " + MAX_BODY_BYTES + " (its routes read none)");
+                }
             });
         }
 

@@ -132,6 +132,39 @@ class HttpFuzzIT {
         return ("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
     }
 
+    /**
+     * Each limit of docs/security.md ("Limits"), just past it: a 4xx JSON answer that says the limit, and the
+     * node answers the next request.
+     */
+    @Test
+    void aRequestPastALimitGetsA4xxThatSaysTheLimit() throws Exception {
+        String path = seriesPath(DEVICES.get(0), METRICS.get(0));
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            RawHttp.Answer longUrl = http.exchange(get(path + "/readings?from=0&x=" + "a".repeat(9 * 1024)), false);
+            assertThat(longUrl.status()).isEqualTo(414);
+            assertThat(JSON.readTree(longUrl.body()).get("message").asText()).contains("longer than 8192 bytes");
+
+            RawHttp.Answer bigHeader = http.exchange(("GET " + path + "/latest HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
+                    + "b".repeat(9 * 1024) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1), false);
+            assertThat(bigHeader.status()).isEqualTo(431);
+            assertThat(JSON.readTree(bigHeader.body()).get("message").asText()).contains("8192");
+
+            // Only the head of a 2 MiB body is sent: the answer comes before the body is read.
+            RawHttp.Answer bigBody = http.exchange(("GET " + path + "/latest HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + 2 * 1024 * 1024 + "\r\n\r\n{\"a\":1")
+                    .getBytes(StandardCharsets.ISO_8859_1), false);
+            assertThat(bigBody.status()).isEqualTo(413);
+            assertThat(JSON.readTree(bigBody.body()).get("message").asText()).contains("at most 1048576");
+
+            RawHttp.Answer bigPage = http.exchange(get(path + "/readings?limit=10001"), false);
+            assertThat(bigPage.status()).isEqualTo(400);
+            assertThat(JSON.readTree(bigPage.body()).get("message").asText()).contains("outside 1..10000");
+        }
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            assertThat(http.exchange(get(path + "/latest"), false).status()).isEqualTo(200);
+        }
+    }
+
     @Test
     void randomRequestsNeverGetA5xxAStackTraceOrAnHtmlPageAndTheNodeAnswersAfterwards() throws Exception {
         long seed = Long.getLong("tspipe.seed", System.nanoTime());
