@@ -54,6 +54,14 @@ final class RegistryCommand implements Callable<Integer> {
                     "sha256sum makes one). Clients pass http://user:pw@host:8081 or basic.auth.user.info."})
     Path users;
 
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "Serve HTTPS with this certificate (PEM, the chain after it); needs --tls-key. Clients then "
+                    + "trust it with schema.registry.ssl.truststore.location (type PEM, PKCS12 or JKS).")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "The certificate's private key (PEM, unencrypted PKCS#8).")
+    Path tlsKey;
+
     @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
             description = "Address HTTP listens on (default: ${DEFAULT-VALUE}, every address).")
     String host;
@@ -79,6 +87,13 @@ final class RegistryCommand implements Callable<Integer> {
                 throw new UserError("cannot use the registry users of " + users + ": " + e.getMessage() + "; check --users");
             }
         }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new UserError("HTTPS needs both --tls-cert and --tls-key (PEM files); only "
+                    + (tlsCert == null ? "--tls-key" : "--tls-cert") + " was given");
+        }
+        if (tlsCert != null) {
+            builder.tls(tlsCert, tlsKey);
+        }
         EmbeddedSchemaRegistry registry;
         try {
             registry = builder
@@ -88,6 +103,9 @@ final class RegistryCommand implements Callable<Integer> {
                     .port(port)
                     .topic(topic)
                     .start();
+        } catch (IllegalArgumentException e) {
+            // A certificate or key that cannot be used: the message names the file.
+            throw new UserError("cannot start the schema registry: " + e.getMessage());
         } catch (IllegalStateException e) {
             throw new UserError("cannot start the schema registry: " + e.getMessage()
                     + "; check --bootstrap-servers and that the brokers are running");
@@ -95,7 +113,8 @@ final class RegistryCommand implements Callable<Integer> {
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
             lifecycle.register("schema registry", registry);
             PrintWriter out = spec.commandLine().getOut();
-            out.printf("tspipe registry is running on http://%s:%d (journal topic %s on %s%s)%n", host, registry.port(), topic,
+            out.printf("tspipe registry is running on %s://%s:%d (journal topic %s on %s%s)%n", tlsCert == null ? "http" : "https",
+                    host, registry.port(), topic,
                     bootstrapServers, users == null ? "" : "; basic authentication, users of " + users);
             out.println("Press Ctrl-C to stop.");
             out.flush();

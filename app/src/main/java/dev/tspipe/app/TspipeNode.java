@@ -4,6 +4,7 @@ import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.query.QueryServer;
 import dev.tspipe.query.tls.HttpTls;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -48,6 +49,9 @@ final class TspipeNode implements AutoCloseable {
         Map<String, Object> streamsSettings = new HashMap<>();
         settings.extra().forEach((key, value) -> {
             if (key.toString().startsWith("tspipe.")) {
+                pipeline.put(key.toString(), value);
+            } else if (AvroSerdeConfig.definition().names().contains(key.toString())) {
+                // The registry client's settings (Confluent's keys: basic.auth.*, schema.registry.ssl.*).
                 pipeline.put(key.toString(), value);
             } else {
                 streamsSettings.put(key.toString(), value);

@@ -5,12 +5,21 @@ import dev.tspipe.embedded.registry.RegistryUsers;
 import dev.tspipe.embedded.registry.SchemasTopic;
 import dev.tspipe.schemas.registry.SchemaRegistryCore;
 
+import dev.tspipe.schemas.tls.PemFiles;
 import io.javalin.Javalin;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -44,9 +53,11 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
     private final SchemasTopic journal;
     private final String host;
     private final int port;
+    private final String scheme;
     private boolean closed;
 
-    private EmbeddedSchemaRegistry(Javalin http, SchemasTopic journal, String host, int port) {
+    private EmbeddedSchemaRegistry(Javalin http, SchemasTopic journal, String host, int port, String scheme) {
+        this.scheme = scheme;
         this.http = http;
         this.journal = journal;
         this.host = host;
@@ -62,7 +73,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
      * {@code schema.registry.url} (loopback when the registry listens on every address).
      */
     public String url() {
-        return "http://" + (host.equals(ANY_ADDRESS) ? EmbeddedKafka.HOST : host) + ":" + port;
+        return scheme + "://" + (host.equals(ANY_ADDRESS) ? EmbeddedKafka.HOST : host) + ":" + port;
     }
 
     public int port() {
@@ -92,8 +103,17 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
         private String host = EmbeddedKafka.HOST;
         private int port;
         private String topic = SchemasTopic.DEFAULT_NAME;
+        private Path tlsCertificate;
+        private Path tlsKey;
 
         private Builder() {
+        }
+
+        /** Serves HTTPS with this certificate (PEM, chain after it) and its unencrypted PKCS#8 key (PEM). */
+        public Builder tls(Path certificatePem, Path keyPem) {
+            this.tlsCertificate = Objects.requireNonNull(certificatePem, "certificatePem");
+            this.tlsKey = Objects.requireNonNull(keyPem, "keyPem");
+            return this;
         }
 
         /** The Kafka cluster that holds the registry's topic; required. */
@@ -139,6 +159,13 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
             if (bootstrapServers == null) {
                 throw new IllegalStateException("bootstrapServers is required");
             }
+            // Read before anything starts: a certificate or key that cannot be used stops the start with its name.
+            SslContextFactory.Server tls = null;
+            if (tlsCertificate != null) {
+                tls = new SslContextFactory.Server();
+                tls.setSslContext(PemFiles.serverContext(tlsCertificate, tlsKey));
+            }
+            SslContextFactory.Server serverTls = tls;
             Map<String, Object> settings = new HashMap<>(clientSettings);
             settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
             SchemasTopic journal = SchemasTopic.open(settings, topic);
@@ -152,9 +179,25 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
                     config.jetty.host = host;
                     config.jetty.port = port;
                     config.jetty.threadPool = threadPool();
+                    if (serverTls != null) {
+                        // The only connector: Javalin adds its plain HTTP one only when none is configured.
+                        config.jetty.addConnector((server, httpConfig) -> {
+                            HttpConfiguration https = new HttpConfiguration(httpConfig);
+                            SecureRequestCustomizer secure = new SecureRequestCustomizer();
+                            secure.setSniHostCheck(false);
+                            https.addCustomizer(secure);
+                            ServerConnector connector = new ServerConnector(server,
+                                    new SslConnectionFactory(serverTls, HttpVersion.HTTP_1_1.asString()),
+                                    new HttpConnectionFactory(https));
+                            connector.setHost(host);
+                            connector.setPort(port);
+                            return connector;
+                        });
+                    }
                     routes.addTo(config);
                 }).start();
-                EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(http, journal, host, http.port());
+                EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(http, journal, host, http.port(),
+                        serverTls == null ? "http" : "https");
                 log.info("Schema registry ready on {} (journal topic {} on {})", registry.url(), topic, bootstrapServers);
                 return registry;
             } catch (RuntimeException | Error e) {

@@ -15,7 +15,7 @@ import dev.tspipe.query.auth.Grant;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.tls.HttpTls;
-import dev.tspipe.query.tls.PemFiles;
+import dev.tspipe.schemas.tls.PemFiles;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;

@@ -1,10 +1,9 @@
 package dev.tspipe.query.tls;
 
+import dev.tspipe.schemas.tls.PemFiles;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.util.Base64;
 import java.util.Optional;
 
 /**
@@ -16,10 +15,8 @@ public record HttpTls(Path certificate, Path key, Optional<Path> trusted) {
 
     /** The server side, read from the files now (an error names the file and what is wrong). */
     public SslContextFactory.Server server() {
-        char[] password = randomPassword();
         SslContextFactory.Server factory = new SslContextFactory.Server();
-        factory.setKeyStore(PemFiles.keyStore(certificate, key, password));
-        factory.setKeyStorePassword(new String(password));
+        factory.setSslContext(PemFiles.serverContext(certificate, key));
         return factory;
     }
 
@@ -29,11 +26,5 @@ public record HttpTls(Path certificate, Path key, Optional<Path> trusted) {
         trusted.ifPresent(pem -> factory.setTrustStore(PemFiles.trustStore(pem)));
         factory.setEndpointIdentificationAlgorithm("HTTPS");
         return factory;
-    }
-
-    private static char[] randomPassword() {
-        byte[] bytes = new byte[18];
-        new SecureRandom().nextBytes(bytes);
-        return Base64.getEncoder().encodeToString(bytes).toCharArray();
     }
 }

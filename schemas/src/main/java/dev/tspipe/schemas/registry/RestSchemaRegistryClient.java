@@ -8,6 +8,7 @@ import org.apache.avro.Schema;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
+import javax.net.ssl.SSLContext;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -44,13 +45,24 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
      * @param userInfo      {@code user:password} for HTTP basic authentication, or empty
      */
     public RestSchemaRegistryClient(List<URI> baseUrls, Optional<String> userInfo) {
+        this(baseUrls, userInfo, Optional.empty());
+    }
+
+    /**
+     * @param baseUrls      registry URLs, tried in turn; user info in a URL is not sent (see {@code userInfo})
+     * @param userInfo      {@code user:password} for HTTP basic authentication, or empty
+     * @param tls           the TLS context of HTTPS registries (trust store, client key); empty: the JVM's defaults
+     */
+    public RestSchemaRegistryClient(List<URI> baseUrls, Optional<String> userInfo, Optional<SSLContext> tls) {
         if (baseUrls.isEmpty()) {
             throw new IllegalArgumentException("at least one schema registry URL is needed");
         }
         this.baseUrls = baseUrls.stream().map(RestSchemaRegistryClient::withoutUserInfo).toList();
         this.authorization = userInfo.map(info -> "Basic "
                 + Base64.getEncoder().encodeToString(info.getBytes(StandardCharsets.UTF_8)));
-        this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
+        HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT);
+        tls.ifPresent(http::sslContext);
+        this.http = http.build();
     }
 
     @Override

@@ -1,12 +1,18 @@
 package dev.tspipe.schemas.serde;
 
+import dev.tspipe.schemas.tls.PemFiles;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 
+import javax.net.ssl.SSLContext;
 import java.net.URI;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,6 +29,14 @@ public final class AvroSerdeConfig extends AbstractConfig {
     public static final String SPECIFIC_AVRO_READER = "specific.avro.reader";
     public static final String BASIC_AUTH_CREDENTIALS_SOURCE = "basic.auth.credentials.source";
     public static final String BASIC_AUTH_USER_INFO = "basic.auth.user.info";
+    public static final String SSL_TRUSTSTORE_LOCATION = "schema.registry.ssl.truststore.location";
+    public static final String SSL_TRUSTSTORE_PASSWORD = "schema.registry.ssl.truststore.password";
+    public static final String SSL_TRUSTSTORE_TYPE = "schema.registry.ssl.truststore.type";
+    public static final String SSL_KEYSTORE_LOCATION = "schema.registry.ssl.keystore.location";
+    public static final String SSL_KEYSTORE_PASSWORD = "schema.registry.ssl.keystore.password";
+    public static final String SSL_KEYSTORE_TYPE = "schema.registry.ssl.keystore.type";
+    public static final String SSL_KEY_PASSWORD = "schema.registry.ssl.key.password";
+    public static final String SSL_ENDPOINT_IDENTIFICATION_ALGORITHM = "schema.registry.ssl.endpoint.identification.algorithm";
     public static final String LATEST_CACHE_TTL_SEC = "latest.cache.ttl.sec";
     public static final String MISSING_ID_CACHE_TTL_SEC = "missing.id.cache.ttl.sec";
     public static final String MISSING_CACHE_SIZE = "missing.cache.size";
@@ -47,6 +61,20 @@ public final class AvroSerdeConfig extends AbstractConfig {
                     "URL: take user:password from the registry URL; USER_INFO: from basic.auth.user.info.")
             .define(BASIC_AUTH_USER_INFO, Type.PASSWORD, null, Importance.MEDIUM,
                     "user:password for HTTP basic authentication when the credentials source is USER_INFO.")
+            .define(SSL_TRUSTSTORE_LOCATION, Type.STRING, null, Importance.MEDIUM,
+                    "HTTPS registries: the trust store their certificates are checked against (default: the JVM's).")
+            .define(SSL_TRUSTSTORE_PASSWORD, Type.PASSWORD, null, Importance.MEDIUM, "The trust store's password, if any.")
+            .define(SSL_TRUSTSTORE_TYPE, Type.STRING, "JKS", Importance.LOW,
+                    "JKS, PKCS12, or PEM (a file of certificates).")
+            .define(SSL_KEYSTORE_LOCATION, Type.STRING, null, Importance.MEDIUM,
+                    "HTTPS registries that require client certificates: the key store of this client's key and certificate.")
+            .define(SSL_KEYSTORE_PASSWORD, Type.PASSWORD, null, Importance.MEDIUM, "The key store's password.")
+            .define(SSL_KEYSTORE_TYPE, Type.STRING, "JKS", Importance.LOW, "JKS or PKCS12.")
+            .define(SSL_KEY_PASSWORD, Type.PASSWORD, null, Importance.LOW,
+                    "The key's password in the key store (default: the key store's password).")
+            .define(SSL_ENDPOINT_IDENTIFICATION_ALGORITHM, Type.STRING, "https", ConfigDef.ValidString.in("https", "HTTPS"),
+                    Importance.LOW, "https: the registry's certificate must name its host (the only choice: turning the "
+                            + "check off would let any certificate holder stand in for the registry).")
             .define(LATEST_CACHE_TTL_SEC, Type.LONG, 60L, ConfigDef.Range.atLeast(0), Importance.LOW,
                     "Seconds for which the latest version of a subject is cached (use.latest.version).")
             .define(MISSING_ID_CACHE_TTL_SEC, Type.LONG, 5L, ConfigDef.Range.atLeast(0), Importance.LOW,
@@ -117,6 +145,46 @@ public final class AvroSerdeConfig extends AbstractConfig {
 
     public int missingCacheSize() {
         return getInt(MISSING_CACHE_SIZE);
+    }
+
+    /**
+     * The TLS settings of HTTPS registries, as a context; empty when none are set (the JVM's defaults then apply).
+     *
+     * @throws ConfigException naming the setting when a store cannot be read
+     */
+    public Optional<SSLContext> sslContext() {
+        String trustLocation = getString(SSL_TRUSTSTORE_LOCATION);
+        String keyLocation = getString(SSL_KEYSTORE_LOCATION);
+        if (trustLocation == null && keyLocation == null) {
+            return Optional.empty();
+        }
+        try {
+            KeyStore trusted = trustLocation == null ? null
+                    : PemFiles.load(Path.of(trustLocation), getString(SSL_TRUSTSTORE_TYPE), chars(SSL_TRUSTSTORE_PASSWORD));
+            KeyStore keys = keyLocation == null ? null
+                    : PemFiles.load(Path.of(keyLocation), getString(SSL_KEYSTORE_TYPE), chars(SSL_KEYSTORE_PASSWORD));
+            char[] keyPassword = getPassword(SSL_KEY_PASSWORD) != null ? chars(SSL_KEY_PASSWORD) : chars(SSL_KEYSTORE_PASSWORD);
+            return Optional.of(PemFiles.context(keys, keyPassword, trusted));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(trustLocation != null ? SSL_TRUSTSTORE_LOCATION : SSL_KEYSTORE_LOCATION,
+                    trustLocation != null ? trustLocation : keyLocation, e.getMessage());
+        }
+    }
+
+    /** The TLS settings as written, to tell two registry clients apart (passwords included, never shown). */
+    List<Object> sslSettings() {
+        List<Object> settings = new ArrayList<>();
+        for (String key : List.of(SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_TRUSTSTORE_TYPE, SSL_KEYSTORE_LOCATION,
+                SSL_KEYSTORE_PASSWORD, SSL_KEYSTORE_TYPE, SSL_KEY_PASSWORD)) {
+            Object value = get(key);
+            settings.add(value instanceof Password password ? password.value()
+                    : String.valueOf(value));
+        }
+        return settings;
+    }
+
+    private char[] chars(String key) {
+        return getPassword(key) == null ? null : getPassword(key).value().toCharArray();
     }
 
     /** {@code user:password} for basic authentication, from the configured source. */

@@ -19,8 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SchemaRegistryClients {
 
-    private record Key(List<String> urls, Optional<String> userInfo, long latestTtlSeconds, long missingIdTtlSeconds,
-                       int missingCacheSize) {
+    private record Key(List<String> urls, Optional<String> userInfo, List<Object> sslSettings, long latestTtlSeconds,
+                       long missingIdTtlSeconds, int missingCacheSize) {
     }
 
     private static final Map<Key, SchemaRegistryClient> SHARED = new ConcurrentHashMap<>();
@@ -38,10 +38,10 @@ final class SchemaRegistryClients {
             // Not cached: a test that drops a scope must not see ids of the scope's previous life.
             return MockSchemaRegistry.client(urls.get(0).substring(MockSchemaRegistry.MOCK_URL_PREFIX.length()));
         }
-        Key key = new Key(urls, config.userInfo(), config.latestCacheTtlSeconds(), config.missingIdCacheTtlSeconds(),
-                config.missingCacheSize());
+        Key key = new Key(urls, config.userInfo(), config.sslSettings(), config.latestCacheTtlSeconds(),
+                config.missingIdCacheTtlSeconds(), config.missingCacheSize());
         return SHARED.computeIfAbsent(key, k -> new CachedSchemaRegistryClient(
-                new RestSchemaRegistryClient(config.httpUrls(), k.userInfo()),
+                new RestSchemaRegistryClient(config.httpUrls(), k.userInfo(), config.sslContext()),
                 Duration.ofSeconds(k.latestTtlSeconds()), Duration.ofSeconds(k.missingIdTtlSeconds()), k.missingCacheSize(),
                 Clock.systemUTC()));
     }

@@ -1,7 +1,13 @@
-package dev.tspipe.query.tls;
+package dev.tspipe.schemas.tls;
 
 import java.io.ByteArrayInputStream;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +15,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
+import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
@@ -20,7 +27,8 @@ import java.util.regex.Pattern;
 
 /**
  * Certificates and keys from PEM files, the form that openssl, cert-manager and Let's Encrypt write,
- * as the in-memory key stores Java's TLS takes.
+ * as the in-memory key stores and TLS contexts Java takes: HTTPS of the query API and of the schema
+ * registry, and the registry client's trust store.
  */
 public final class PemFiles {
 
@@ -101,6 +109,58 @@ public final class PemFiles {
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("cannot hold certificates in memory", e);
         }
+    }
+
+    /** A TLS context that presents this certificate and key (a server's). */
+    public static SSLContext serverContext(Path certificatePem, Path keyPem) {
+        char[] password = randomPassword();
+        return context(keyStore(certificatePem, keyPem, password), password, null);
+    }
+
+    /**
+     * A TLS context from key stores: {@code keys} (may be null) is presented to the peer, {@code trusted} (null: the
+     * JVM's trust store) decides which peers are trusted.
+     */
+    public static SSLContext context(KeyStore keys, char[] keyPassword, KeyStore trusted) {
+        try {
+            KeyManager[] keyManagers = null;
+            if (keys != null) {
+                KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                factory.init(keys, keyPassword);
+                keyManagers = factory.getKeyManagers();
+            }
+            TrustManager[] trustManagers = null;
+            if (trusted != null) {
+                TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                factory.init(trusted);
+                trustManagers = factory.getTrustManagers();
+            }
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keyManagers, trustManagers, null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot set up TLS with these keys and certificates: " + e.getMessage(), e);
+        }
+    }
+
+    /** A key store of a file: {@code type} PEM (certificates only, as a trust store), PKCS12 or JKS. */
+    public static KeyStore load(Path file, String type, char[] password) {
+        if ("PEM".equalsIgnoreCase(type)) {
+            return trustStore(file);
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            KeyStore store = KeyStore.getInstance(type);
+            store.load(in, password);
+            return store;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot read the " + type + " key store " + file + ": " + e.getMessage());
+        }
+    }
+
+    private static char[] randomPassword() {
+        byte[] bytes = new byte[18];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getEncoder().encodeToString(bytes).toCharArray();
     }
 
     private static byte[] read(Path file, String what) {
