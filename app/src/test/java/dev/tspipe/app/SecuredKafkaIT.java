@@ -4,6 +4,11 @@ import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.FreePorts;
 import dev.tspipe.embedded.SelfSignedCertificate;
+import dev.tspipe.embedded.registry.RegistryUsers;
+import dev.tspipe.query.auth.ApiTokens;
+import dev.tspipe.query.auth.Grant;
+import dev.tspipe.query.auth.Scope;
+import dev.tspipe.schemas.tls.PemFiles;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
@@ -33,8 +38,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -60,8 +68,8 @@ class SecuredKafkaIT {
     /** A user with every ACL of {@link #USER} but READ on the readings topic. */
     private static final String UNREAD_USER = "tspipe-unread";
     private static final String PASSWORD = "correct-horse-battery";
+    private static final String REGISTRY_PASSWORD = "registry-staple";
     private static final String APP = "secured-it";
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @TempDir
     static Path workDir;
@@ -116,8 +124,14 @@ class SecuredKafkaIT {
                     .toList());
             admin.createAcls(acls).all().get(1, TimeUnit.MINUTES);
         }
+        // The registry as production runs it: HTTPS and basic authentication.
+        String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(REGISTRY_PASSWORD.getBytes(StandardCharsets.UTF_8)));
+        Path registryUsers = Files.writeString(workDir.resolve("registry-users"), USER + ":" + digest + "\n");
         registry = EmbeddedSchemaRegistry.builder().bootstrapServers(saslBootstrap)
-                .clientSettings(KafkaClientConfig.load(clientConfig("client.properties", USER, PASSWORD))).start();
+                .clientSettings(KafkaClientConfig.load(clientConfig("client.properties", USER, PASSWORD)))
+                .users(RegistryUsers.load(registryUsers))
+                .tls(certificate.certificatePem(), certificate.keyPem()).start();
     }
 
     @AfterAll
@@ -134,10 +148,14 @@ class SecuredKafkaIT {
     void withTheRightCredentialsAndAclsTheWholePipelineRunsOverSaslSsl() throws Exception {
         Path config = clientConfig("client.properties", USER, PASSWORD);
         int httpPort = FreePorts.next();
+        String token = ApiTokens.newToken(new SecureRandom());
+        Path tokens = Files.writeString(workDir.resolve("tokens"), ApiTokens.line(token, new Grant(null, Scope.READ, "it")) + "\n");
         try (JarProcess node = JarProcess.start("node", workDir.resolve("node.log"), "node",
                 "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(),
                 "--schema-registry-url", registry.url(), "--application-id", APP, "--http-port", Integer.toString(httpPort),
-                "--advertised-host", "127.0.0.1", "--state-dir", workDir.resolve("state").toString(), "--standby-replicas", "0")) {
+                "--advertised-host", "127.0.0.1", "--state-dir", workDir.resolve("state").toString(), "--standby-replicas", "0",
+                "--auth-tokens", tokens.toString(), "--tls-cert", certificate.certificatePem().toString(),
+                "--tls-key", certificate.keyPem().toString(), "--tls-ca", certificate.certificatePem().toString())) {
             node.awaitLineContaining("is running", HANG_GUARD);
 
             CommandRun generate = CommandRun.of("generate", "--devices", "4", "--metrics", "2", "--rate", "200", "--duration", "2s",
@@ -145,14 +163,15 @@ class SecuredKafkaIT {
             assertThat(generate.exitCode()).as(generate.err()).isZero();
             assertThat(generate.out()).contains("0 failed");
 
-            String latest = "http://127.0.0.1:" + httpPort + "/api/v1/series/device-00001/temperature/latest";
+            String latest = "https://127.0.0.1:" + httpPort + "/api/v1/series/device-00001/temperature/latest";
             long deadline = System.nanoTime() + HANG_GUARD.toNanos();
             int status = 0;
             while (status != 200 && System.nanoTime() < deadline) {
                 Thread.sleep(250);
-                status = status(latest);
+                status = status(latest, token);
             }
-            assertThat(status).as("a generated series is queryable from the node").isEqualTo(200);
+            assertThat(status).as("a generated series is queryable from the node, over HTTPS with a token").isEqualTo(200);
+            assertThat(status(latest, null)).isEqualTo(401);
 
             // A record that is not a reading goes to the dead-letter topic, written by the node over SASL_SSL.
             Map<String, Object> producerSettings = KafkaClientConfig.load(config);
@@ -184,7 +203,8 @@ class SecuredKafkaIT {
             }
             assertThat(node.stopWithSigterm(HANG_GUARD)).isEqualTo(143);
         }
-        assertThat(Files.readString(workDir.resolve("node.log"))).as("the password never reaches the log").doesNotContain(PASSWORD);
+        assertThat(Files.readString(workDir.resolve("node.log"))).as("no password or token reaches the log")
+                .doesNotContain(PASSWORD).doesNotContain(REGISTRY_PASSWORD).doesNotContain(token.substring(4));
     }
 
     @Test
@@ -250,15 +270,30 @@ class SecuredKafkaIT {
                         + "\" password=\"" + password + "\";",
                 "ssl.truststore.type=PEM",
                 "ssl.truststore.location=" + certificate.certificatePem(),
+                "# The schema registry client: Confluent's keys",
+                "basic.auth.credentials.source=USER_INFO",
+                "basic.auth.user.info=" + USER + ":" + REGISTRY_PASSWORD,
+                "schema.registry.ssl.truststore.type=PEM",
+                "schema.registry.ssl.truststore.location=" + certificate.certificatePem(),
                 ""));
         return file;
     }
 
-    private static int status(String url) throws InterruptedException {
+    private static int status(String url, String token) throws InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+            return https().send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException notYet) {
             return 0;
         }
+    }
+
+    /** A client that trusts the test's certificate. */
+    private static HttpClient https() {
+        return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                .sslContext(PemFiles.context(null, null, PemFiles.trustStore(certificate.certificatePem()))).build();
     }
 }
