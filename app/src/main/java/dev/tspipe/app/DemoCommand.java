@@ -3,6 +3,10 @@ package dev.tspipe.app;
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.processor.topology.Topics;
+import dev.tspipe.query.auth.ApiTokens;
+import dev.tspipe.query.auth.BearerTokens;
+import dev.tspipe.query.auth.Scope;
+import dev.tspipe.query.auth.TokenFile;
 
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
@@ -12,7 +16,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -75,6 +82,11 @@ final class DemoCommand implements Callable<Integer> {
             description = "Partitions of the readings topic when the demo creates it (default: ${DEFAULT-VALUE}).")
     int partitions;
 
+    @Option(names = "--auth-tokens", paramLabel = "FILE",
+            description = "Require bearer tokens, as tspipe node --auth-tokens: on the query API, and (scope write) on the "
+                    + "registry's writes; tspipe tokens create --tenant '*' --append FILE makes one.")
+    Path authTokens;
+
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "data",
             description = "Folder for all demo data; kept between runs (default: ./${DEFAULT-VALUE}).")
     Path dataDir;
@@ -91,26 +103,33 @@ final class DemoCommand implements Callable<Integer> {
         Path kafkaDir = dataDir.resolve("kafka").toAbsolutePath().normalize();
 
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
+            // With tokens, the registry's writes need a write token: the users' from the file, or the load generator's
+            // own, made for this run and never shown.
+            TokenFile tokens = authTokens == null ? null : lifecycle.register("tokens file", openTokens(authTokens));
+            String generatorToken = tokens == null ? null : ApiTokens.newToken(new SecureRandom());
             EmbeddedKafka kafka = lifecycle.register("Kafka broker", EmbeddedKafka.builder()
                     .port(kafkaPort)
                     .controllerPort(controllerPort)
                     .logDir(kafkaDir)
                     .start());
             // Registered after the broker, so it stops first: its producer flushes while the broker is up.
-            EmbeddedSchemaRegistry registry = lifecycle.register("schema registry", EmbeddedSchemaRegistry.builder()
+            EmbeddedSchemaRegistry.Builder registryBuilder = EmbeddedSchemaRegistry.builder()
                     .bootstrapServers(kafka.bootstrapServers())
-                    .port(registryPort)
-                    .start());
+                    .port(registryPort);
+            if (tokens != null) {
+                registryBuilder.writers(header -> mayWrite(header, tokens, generatorToken));
+            }
+            EmbeddedSchemaRegistry registry = lifecycle.register("schema registry", registryBuilder.start());
 
             kafka.createTopic(Topics.READINGS, partitions);
             kafka.createTopic(Topics.READINGS_DLQ, 1);
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(new TspipeNode.Settings(
                     kafka.bootstrapServers(), registry.url(), "tspipe-demo", EmbeddedKafka.HOST, httpPort, EmbeddedKafka.HOST,
                     dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
-                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.empty(), Optional.empty())));
+                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.ofNullable(authTokens), Optional.empty())));
 
             if (rate > 0) {
-                lifecycle.register("load generator", DemoLoad.start(kafka.bootstrapServers(), registry.url(),
+                lifecycle.register("load generator", DemoLoad.start(kafka.bootstrapServers(), registry.url(), generatorToken,
                         Topics.READINGS, devices, metrics, rate));
             }
 
@@ -127,9 +146,13 @@ final class DemoCommand implements Callable<Integer> {
                     ? String.format("%,d readings/s over %d devices x %d metrics", rate, devices, metrics) : "none (--rate 0)");
             out.println();
             out.println("Try:");
-            out.printf("  curl '%s/series/device-00001/temperature/latest'%n", api);
-            out.printf("  curl '%s/series/device-00001/temperature/readings?limit=5'%n", api);
-            out.printf("  curl '%s/series/device-00001/temperature/rollups?step=1m&limit=5'%n", api);
+            String curl = authTokens == null ? "curl" : "curl -H \"Authorization: Bearer $TOKEN\"";
+            if (authTokens != null) {
+                out.printf("  (tokens of %s required; TOKEN=<a token of scope read or more>)%n", authTokens);
+            }
+            out.printf("  %s '%s/series/device-00001/temperature/latest'%n", curl, api);
+            out.printf("  %s '%s/series/device-00001/temperature/readings?limit=5'%n", curl, api);
+            out.printf("  %s '%s/series/device-00001/temperature/rollups?step=1m&limit=5'%n", curl, api);
             out.println();
             out.println("Press Ctrl-C to stop.");
             out.flush();
@@ -137,6 +160,24 @@ final class DemoCommand implements Callable<Integer> {
             lifecycle.awaitShutdown();
         }
         return 0;
+    }
+
+    private static TokenFile openTokens(Path file) {
+        try {
+            return TokenFile.open(file, false, TokenFile.DEFAULT_POLL);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage() + "; check --auth-tokens");
+        }
+    }
+
+    /** Whether a registry write with this {@code Authorization} header may go through. */
+    private static boolean mayWrite(String header, TokenFile tokens, String generatorToken) {
+        String token = header == null ? null : BearerTokens.token(header);
+        if (token == null) {
+            return false;
+        }
+        boolean generator = MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), generatorToken.getBytes(StandardCharsets.UTF_8));
+        return generator | tokens.tokens().find(token).map(grant -> grant.scope().includes(Scope.WRITE)).orElse(false);
     }
 
     private static void requireFreePort(int port, String option) {

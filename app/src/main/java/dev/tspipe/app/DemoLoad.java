@@ -2,10 +2,14 @@ package dev.tspipe.app;
 
 import dev.tspipe.ingest.ReadingGenerator;
 import dev.tspipe.ingest.ReadingProducer;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,9 +30,18 @@ final class DemoLoad implements AutoCloseable {
         thread.setDaemon(true);
     }
 
-    static DemoLoad start(String bootstrapServers, String registryUrl, String topic, int devices, int metrics, int rate) {
+    /** @param registryToken a bearer token for the registry's writes (the demo's schema), or null when they are open */
+    static DemoLoad start(String bootstrapServers, String registryUrl, String registryToken, String topic, int devices,
+                          int metrics, int rate) {
         ReadingGenerator generator = new ReadingGenerator(ReadingGenerator.Options.of(devices, metrics, rate, Instant.now()));
-        DemoLoad load = new DemoLoad(ReadingProducer.create(bootstrapServers, registryUrl, topic), generator, rate);
+        Map<String, Object> settings = new HashMap<>();
+        settings.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registryUrl);
+        if (registryToken != null) {
+            settings.put(AvroSerdeConfig.BEARER_AUTH_CREDENTIALS_SOURCE, "STATIC_TOKEN");
+            settings.put(AvroSerdeConfig.BEARER_AUTH_TOKEN, registryToken);
+        }
+        DemoLoad load = new DemoLoad(ReadingProducer.create(topic, settings), generator, rate);
         load.thread.start();
         return load;
     }

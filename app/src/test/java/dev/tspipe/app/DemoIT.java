@@ -1,6 +1,9 @@
 package dev.tspipe.app;
 
 import dev.tspipe.embedded.FreePorts;
+import dev.tspipe.query.auth.ApiTokens;
+import dev.tspipe.query.auth.Grant;
+import dev.tspipe.query.auth.Scope;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -19,7 +22,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,6 +98,63 @@ class DemoIT {
         assertThat(get(queryUrl + "/api/v1/series/device-00001/temperature/latest").statusCode())
                 .as("the tables survive the restart").isEqualTo(200);
         second.stopWithSigterm(HANG_GUARD);
+    }
+
+    /**
+     * The demo with {@code --auth-tokens}: the query API needs a token, the registry's reads stay open, its writes
+     * need a write token, and the demo's own load registered its schema with a token of its own.
+     */
+    @Test
+    void withTokensTheApiAndTheRegistrysWritesNeedOne() throws Exception {
+        int httpPort = FreePorts.next();
+        int registryPort = FreePorts.next();
+        String queryUrl = "http://127.0.0.1:" + httpPort;
+        String registryUrl = "http://127.0.0.1:" + registryPort;
+        String reader = ApiTokens.newToken(new SecureRandom());
+        String writer = ApiTokens.newToken(new SecureRandom());
+        Path tokens = Files.write(workDir.resolve("tokens"), List.of(ApiTokens.line(reader, new Grant(null, Scope.READ, "reader")),
+                ApiTokens.line(writer, new Grant(null, Scope.WRITE, "writer"))));
+        JarProcess demo = JarProcess.start("demo-tokens", null, "demo",
+                "--kafka-port", Integer.toString(FreePorts.next()), "--controller-port", Integer.toString(FreePorts.next()),
+                "--registry-port", Integer.toString(registryPort), "--http-port", Integer.toString(httpPort),
+                "--data-dir", workDir.resolve("data-tokens").toString(), "--rate", "100", "--auth-tokens", tokens.toString());
+        started.add(demo);
+        demo.awaitLineContaining("Authorization: Bearer $TOKEN", HANG_GUARD);
+        awaitReady(queryUrl + "/ready", HANG_GUARD);
+        String latest = queryUrl + "/api/v1/series/device-00001/temperature/latest";
+        long deadline = System.nanoTime() + HANG_GUARD.toNanos();
+        while (get(latest, reader).statusCode() != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertThat(get(latest, reader).statusCode()).isEqualTo(200);
+        assertThat(get(latest, null).statusCode()).isEqualTo(401);
+        assertThat(get(registryUrl + "/subjects").body()).as("reads are open; the load's schema went in with its own token")
+                .isEqualTo("[\"readings-value\"]");
+        String schema = "{\"schema\":\"{\\\"type\\\":\\\"string\\\"}\"}";
+        HttpResponse<String> anonymous = post(registryUrl + "/subjects/s-value/versions", schema, null);
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        assertThat(anonymous.body()).contains("\"error_code\":401");
+        assertThat(post(registryUrl + "/subjects/s-value/versions", schema, reader).statusCode()).isEqualTo(401);
+        assertThat(post(registryUrl + "/subjects/s-value/versions", schema, writer).statusCode()).isEqualTo(200);
+        demo.stopWithSigterm(HANG_GUARD);
+    }
+
+    private static HttpResponse<String> get(String url, String token) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(String url, String body, String token) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpResponse<String> get(String url) throws Exception {

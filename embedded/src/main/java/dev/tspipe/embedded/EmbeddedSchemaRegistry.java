@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * A Confluent-compatible schema registry (Avro) running in this JVM: the REST API that Avro
@@ -105,8 +106,18 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
         private String topic = SchemasTopic.DEFAULT_NAME;
         private Path tlsCertificate;
         private Path tlsKey;
+        private Predicate<String> writers;
 
         private Builder() {
+        }
+
+        /**
+         * Requires, for every request that changes the registry (registering a schema, deleting a subject, setting a
+         * compatibility level), an {@code Authorization} header that {@code writers} accepts; reads stay open.
+         */
+        public Builder writers(Predicate<String> writers) {
+            this.writers = Objects.requireNonNull(writers, "writers");
+            return this;
         }
 
         /** Serves HTTPS with this certificate (PEM, chain after it) and its unencrypted PKCS#8 key (PEM). */
@@ -172,7 +183,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
             try {
                 SchemaRegistryCore core = new SchemaRegistryCore(journal);
                 journal.replayInto(core);
-                RegistryRoutes routes = new RegistryRoutes(core, Optional.ofNullable(users));
+                RegistryRoutes routes = new RegistryRoutes(core, Optional.ofNullable(users), Optional.ofNullable(writers));
                 Javalin http = Javalin.create(config -> {
                     config.startup.showJavalinBanner = false;
                     config.startup.showOldJavalinVersionWarning = false;

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The Confluent Schema Registry REST API (the part that serdes and operators use) over a
@@ -48,15 +49,21 @@ public final class RegistryRoutes {
 
     private final SchemaRegistryCore core;
     private final Optional<RegistryUsers> users;
+    private final Optional<Predicate<String>> writers;
 
     public RegistryRoutes(SchemaRegistryCore core) {
-        this(core, Optional.empty());
+        this(core, Optional.empty(), Optional.empty());
     }
 
-    /** @param users when present, every request needs HTTP basic credentials of one of them */
-    public RegistryRoutes(SchemaRegistryCore core, Optional<RegistryUsers> users) {
+    /**
+     * @param users   when present, every request needs HTTP basic credentials of one of them
+     * @param writers when present, a request that changes something (registers a schema, deletes a subject, sets a
+     *                compatibility level) needs an {@code Authorization} header it accepts; reads stay open
+     */
+    public RegistryRoutes(SchemaRegistryCore core, Optional<RegistryUsers> users, Optional<Predicate<String>> writers) {
         this.core = core;
         this.users = users;
+        this.writers = writers;
     }
 
     /** Adds the routes and the error mapping to a Javalin configuration. */
@@ -65,6 +72,17 @@ public final class RegistryRoutes {
             if (!known.authenticates(ctx.header("Authorization"))) {
                 ctx.header("WWW-Authenticate", "Basic realm=\"tspipe-schema-registry\"");
                 throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED, "Unauthorized");
+            }
+        }));
+        writers.ifPresent(allowed -> config.routes.before(ctx -> {
+            String method = ctx.method().name();
+            // Registering, deleting and setting levels change the registry; a lookup and a compatibility test (POSTs) do not.
+            boolean change = method.equals("DELETE") || method.equals("PUT")
+                    || method.equals("POST") && ctx.path().startsWith("/subjects/") && ctx.path().endsWith("/versions");
+            if (change && !allowed.test(ctx.header("Authorization"))) {
+                ctx.header("WWW-Authenticate", "Bearer realm=\"tspipe-schema-registry\"");
+                throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED,
+                        "Unauthorized: changing schemas needs 'Authorization: Bearer <token>' of scope write");
             }
         }));
         config.routes.before(this::requireAcceptedContentType);

@@ -45,24 +45,28 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
      * @param userInfo      {@code user:password} for HTTP basic authentication, or empty
      */
     public RestSchemaRegistryClient(List<URI> baseUrls, Optional<String> userInfo) {
-        this(baseUrls, userInfo, Optional.empty());
+        this(baseUrls, userInfo.map(RestSchemaRegistryClient::basic), Optional.empty());
     }
 
     /**
-     * @param baseUrls      registry URLs, tried in turn; user info in a URL is not sent (see {@code userInfo})
-     * @param userInfo      {@code user:password} for HTTP basic authentication, or empty
+     * @param baseUrls      registry URLs, tried in turn; user info in a URL is not sent
+     * @param authorization the {@code Authorization} header of every request ({@link #basic}, or {@code Bearer <token>}), or empty
      * @param tls           the TLS context of HTTPS registries (trust store, client key); empty: the JVM's defaults
      */
-    public RestSchemaRegistryClient(List<URI> baseUrls, Optional<String> userInfo, Optional<SSLContext> tls) {
+    public RestSchemaRegistryClient(List<URI> baseUrls, Optional<String> authorization, Optional<SSLContext> tls) {
         if (baseUrls.isEmpty()) {
             throw new IllegalArgumentException("at least one schema registry URL is needed");
         }
         this.baseUrls = baseUrls.stream().map(RestSchemaRegistryClient::withoutUserInfo).toList();
-        this.authorization = userInfo.map(info -> "Basic "
-                + Base64.getEncoder().encodeToString(info.getBytes(StandardCharsets.UTF_8)));
+        this.authorization = authorization;
         HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT);
         tls.ifPresent(http::sslContext);
         this.http = http.build();
+    }
+
+    /** The {@code Authorization} header of HTTP basic authentication with {@code user:password}. */
+    public static String basic(String userInfo) {
+        return "Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.tspipe.schemas.serde;
 
+import dev.tspipe.schemas.registry.RestSchemaRegistryClient;
 import dev.tspipe.schemas.tls.PemFiles;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -29,6 +30,8 @@ public final class AvroSerdeConfig extends AbstractConfig {
     public static final String SPECIFIC_AVRO_READER = "specific.avro.reader";
     public static final String BASIC_AUTH_CREDENTIALS_SOURCE = "basic.auth.credentials.source";
     public static final String BASIC_AUTH_USER_INFO = "basic.auth.user.info";
+    public static final String BEARER_AUTH_CREDENTIALS_SOURCE = "bearer.auth.credentials.source";
+    public static final String BEARER_AUTH_TOKEN = "bearer.auth.token";
     public static final String SSL_TRUSTSTORE_LOCATION = "schema.registry.ssl.truststore.location";
     public static final String SSL_TRUSTSTORE_PASSWORD = "schema.registry.ssl.truststore.password";
     public static final String SSL_TRUSTSTORE_TYPE = "schema.registry.ssl.truststore.type";
@@ -61,6 +64,11 @@ public final class AvroSerdeConfig extends AbstractConfig {
                     "URL: take user:password from the registry URL; USER_INFO: from basic.auth.user.info.")
             .define(BASIC_AUTH_USER_INFO, Type.PASSWORD, null, Importance.MEDIUM,
                     "user:password for HTTP basic authentication when the credentials source is USER_INFO.")
+            .define(BEARER_AUTH_CREDENTIALS_SOURCE, Type.STRING, null, ConfigDef.ValidString.in(null, "STATIC_TOKEN"),
+                    Importance.MEDIUM, "STATIC_TOKEN: send bearer.auth.token as 'Authorization: Bearer' instead of basic "
+                            + "credentials (a tspipe demo started with --auth-tokens takes a write token for schema changes).")
+            .define(BEARER_AUTH_TOKEN, Type.PASSWORD, null, Importance.MEDIUM,
+                    "The token when the bearer credentials source is STATIC_TOKEN.")
             .define(SSL_TRUSTSTORE_LOCATION, Type.STRING, null, Importance.MEDIUM,
                     "HTTPS registries: the trust store their certificates are checked against (default: the JVM's).")
             .define(SSL_TRUSTSTORE_PASSWORD, Type.PASSWORD, null, Importance.MEDIUM, "The trust store's password, if any.")
@@ -89,6 +97,10 @@ public final class AvroSerdeConfig extends AbstractConfig {
         super(DEFINITION, originals, false);
         if (urls().isEmpty()) {
             throw new ConfigException(SCHEMA_REGISTRY_URL, "", "at least one schema registry URL is needed");
+        }
+        if (getString(BEARER_AUTH_CREDENTIALS_SOURCE) != null && getPassword(BEARER_AUTH_TOKEN) == null) {
+            throw new ConfigException(BEARER_AUTH_TOKEN, null,
+                    "must be set to the token when " + BEARER_AUTH_CREDENTIALS_SOURCE + " is STATIC_TOKEN");
         }
         if (credentialsSource() == CredentialsSource.USER_INFO && getPassword(BASIC_AUTH_USER_INFO) == null) {
             throw new ConfigException(BASIC_AUTH_USER_INFO, null,
@@ -185,6 +197,14 @@ public final class AvroSerdeConfig extends AbstractConfig {
 
     private char[] chars(String key) {
         return getPassword(key) == null ? null : getPassword(key).value().toCharArray();
+    }
+
+    /** The {@code Authorization} header of requests to the registry: a bearer token, basic credentials, or none. */
+    public Optional<String> authorization() {
+        if (getString(BEARER_AUTH_CREDENTIALS_SOURCE) != null) {
+            return Optional.of("Bearer " + getPassword(BEARER_AUTH_TOKEN).value());
+        }
+        return userInfo().map(RestSchemaRegistryClient::basic);
     }
 
     /** {@code user:password} for basic authentication, from the configured source. */

@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SchemaRegistryClients {
 
-    private record Key(List<String> urls, Optional<String> userInfo, List<Object> sslSettings, long latestTtlSeconds,
+    private record Key(List<String> urls, Optional<String> authorization, List<Object> sslSettings, long latestTtlSeconds,
                        long missingIdTtlSeconds, int missingCacheSize) {
     }
 
@@ -38,10 +38,10 @@ final class SchemaRegistryClients {
             // Not cached: a test that drops a scope must not see ids of the scope's previous life.
             return MockSchemaRegistry.client(urls.get(0).substring(MockSchemaRegistry.MOCK_URL_PREFIX.length()));
         }
-        Key key = new Key(urls, config.userInfo(), config.sslSettings(), config.latestCacheTtlSeconds(),
+        Key key = new Key(urls, config.authorization(), config.sslSettings(), config.latestCacheTtlSeconds(),
                 config.missingIdCacheTtlSeconds(), config.missingCacheSize());
         return SHARED.computeIfAbsent(key, k -> new CachedSchemaRegistryClient(
-                new RestSchemaRegistryClient(config.httpUrls(), k.userInfo(), config.sslContext()),
+                new RestSchemaRegistryClient(config.httpUrls(), k.authorization(), config.sslContext()),
                 Duration.ofSeconds(k.latestTtlSeconds()), Duration.ofSeconds(k.missingIdTtlSeconds()), k.missingCacheSize(),
                 Clock.systemUTC()));
     }
