@@ -276,7 +276,12 @@ class SecuredInstancesIT {
 
     @Test
     @Order(7)
-    void noTokenAppearsInAnyLogLine() {
+    void noTokenAppearsInAnyLogLineOrInTheMetrics() throws Exception {
+        String metrics = get(a, "/metrics", ADMIN).raw().body() + get(b, "/metrics", ADMIN).raw().body();
+        assertThat(metrics).contains("tspipe_api_tokens_file_valid 1.0");
+        for (String token : ALL_TOKENS) {
+            assertThat(metrics).doesNotContain(token.substring(ApiTokens.TOKEN_PREFIX.length()));
+        }
         assertThat(LOG).as("the run logged").isNotEmpty();
         assertThat(LOG).anySatisfy(line -> assertThat(line).contains("bearer tokens of " + tokensFile + " required"));
         for (String token : ALL_TOKENS) {
