@@ -292,6 +292,10 @@ public final class QueryServer implements AutoCloseable {
             LOG.info("Query API listening on {}:{}, advertised as {}; {}", bindHost, http.port(), server.url(),
                     tokens == null ? "no authentication (anyone who reaches the port reads every series)"
                             : "bearer tokens of " + tokens.path() + " required");
+            if (tokens != null && tls == null) {
+                LOG.warn("Bearer tokens over plain HTTP: anyone on the network path can read and reuse them; serve HTTPS "
+                        + "(--tls-cert, --tls-key) outside a trusted network (docs/security.md)");
+            }
             return server;
         }
 
@@ -366,21 +370,19 @@ public final class QueryServer implements AutoCloseable {
                 "/api/v1/stats/partitions",
                 "/health", "/ready", "/metrics", "/openapi.json");
 
-        /** The scope each route needs when tokens are required; null: open to anyone (probes, the API's description). */
-        private static final List<Scope> SCOPES = java.util.Arrays.asList(
-                Scope.READ, Scope.READ, Scope.READ, Scope.READ, Scope.ADMIN,
-                null, null, Scope.ADMIN, null);
+        /** With tokens, the scope a route needs; {@code OPEN}: anyone (probes, the API's description). */
+        private static final Scope OPEN = null;
 
         void addTo(io.javalin.config.JavalinConfig config) {
-            get(config, 0, this::readings);
-            get(config, 1, this::latest);
-            get(config, 2, this::rollups);
-            get(config, 3, this::deviceMetrics);
-            get(config, 4, this::partitionStatistics);
-            get(config, 5, this::health);
-            get(config, 6, this::ready);
-            get(config, 7, this::prometheus);
-            get(config, 8, this::openApi);
+            get(config, PATHS.get(0), Scope.READ, this::readings);
+            get(config, PATHS.get(1), Scope.READ, this::latest);
+            get(config, PATHS.get(2), Scope.READ, this::rollups);
+            get(config, PATHS.get(3), Scope.READ, this::deviceMetrics);
+            get(config, PATHS.get(4), Scope.ADMIN, this::partitionStatistics);
+            get(config, PATHS.get(5), OPEN, this::health);
+            get(config, PATHS.get(6), OPEN, this::ready);
+            get(config, PATHS.get(7), Scope.ADMIN, this::prometheus);
+            get(config, PATHS.get(8), OPEN, this::openApi);
 
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
             config.routes.exception(InvalidStateStoreException.class, (e, ctx) ->
@@ -422,19 +424,18 @@ public final class QueryServer implements AutoCloseable {
         }
 
         /**
-         * Route {@code PATHS[route]} for GET, and the same handler for HEAD: by itself Javalin answers the HEAD of
-         * a GET route with an empty 200 without running it, so a HEAD of /ready would say ready while Kafka Streams
-         * is not. With tokens, the handler runs only for a token of the route's scope: the check belongs to the
-         * route, so no spelling of a path (a trailing slash, another case) reaches a handler without it.
+         * A GET route, and the same handler for HEAD: by itself Javalin answers the HEAD of a GET route with an
+         * empty 200 without running it, so a HEAD of /ready would say ready while Kafka Streams is not. With tokens,
+         * the handler runs only for a token of scope {@code needed}: the check belongs to the route, so no spelling
+         * of a path (a trailing slash, another case) reaches a handler without it.
          */
-        private void get(io.javalin.config.JavalinConfig config, int route, Handler handler) {
-            Scope needed = SCOPES.get(route);
-            Handler guarded = tokens == null || needed == null ? handler : ctx -> {
+        private void get(io.javalin.config.JavalinConfig config, String path, Scope needed, Handler handler) {
+            Handler guarded = tokens == null || needed == OPEN ? handler : ctx -> {
                 authorize(ctx, needed);
                 handler.handle(ctx);
             };
-            config.routes.get(PATHS.get(route), guarded);
-            config.routes.head(PATHS.get(route), guarded);
+            config.routes.get(path, guarded);
+            config.routes.head(path, guarded);
         }
 
         /** The grant of the request's bearer token, kept for {@link #tenant}; 401 or 403 when the token does not allow the route. */
