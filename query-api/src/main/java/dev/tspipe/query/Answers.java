@@ -54,7 +54,11 @@ public final class Answers {
 
     /** The metrics of a device, by name. */
     public record DeviceMetrics(@JsonInclude(JsonInclude.Include.NON_NULL) String tenant, String device,
-                                List<DeviceMetric> metrics) {
+                                List<DeviceMetric> metrics,
+                                @JsonInclude(JsonInclude.Include.NON_NULL) Boolean truncated) {
+        public DeviceMetrics(String tenant, String device, List<DeviceMetric> metrics) {
+            this(tenant, device, metrics, null);
+        }
     }
 
     /** The body of every error answer. */

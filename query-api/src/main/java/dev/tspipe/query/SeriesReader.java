@@ -26,6 +26,9 @@ import java.util.function.BiFunction;
  */
 public final class SeriesReader {
 
+    /** The most metrics a device's answer lists (docs/security.md, "Limits"); past it the answer says {@code truncated}. */
+    public static final int MAX_DEVICE_METRICS = 10_000;
+
     /** The stores of the partition that owns the series. */
     @FunctionalInterface
     public interface Stores {
@@ -73,6 +76,10 @@ public final class SeriesReader {
         try (KeyValueIterator<Bytes, byte[]> rows = stores.store(StoreNames.LATEST)
                 .range(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
             while (rows.hasNext()) {
+                if (metrics.size() == MAX_DEVICE_METRICS) {
+                    // More than an answer holds: the first ones, in metric order, and the mark that there are more.
+                    return new Answers.DeviceMetrics(tenant, device, metrics, Boolean.TRUE);
+                }
                 KeyValue<Bytes, byte[]> row = rows.next();
                 // Latest keys are series prefixes; with a timestamp appended they decode as row keys.
                 String metric = RowKey.fromBytes(RowKey.withTimestamp(row.key.get(), 0), layout).series().metric();
