@@ -261,7 +261,7 @@ class HttpFuzzIT {
     /** What is wrong with an answer, or null. */
     /**
      * The answer to {@code request}; a request left without any answer is sent once more on a new connection. A run
-     * run saw one connection closed without an answer to a short malformed request (seed 22194582927346, not
+     * here saw one connection closed without an answer to a short malformed request (seed 22194582927346, not
      * reproduced with that seed): a lost connection is not what this test looks for, a request that never gets an
      * answer is.
      */
