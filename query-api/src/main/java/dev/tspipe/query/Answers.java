@@ -61,6 +61,15 @@ public final class Answers {
         }
     }
 
+    /**
+     * A downsampled series: one point per bucket of {@code step} ms starting at {@code align + k * step}, read from
+     * {@code source} ({@code raw}, {@code rollups-1m}, {@code rollups-1h}, {@code rollups-1d}).
+     */
+    public record Downsampled(@JsonInclude(JsonInclude.Include.NON_NULL) String tenant, String device, String metric,
+                              long from, long to, long step, long align, String fn, String fill, String source,
+                              List<dev.tspipe.query.downsample.Downsampler.Point> points) {
+    }
+
     /** The body of every error answer. */
     public record Error(String error, String message) {
     }

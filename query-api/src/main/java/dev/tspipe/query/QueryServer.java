@@ -15,6 +15,8 @@ import dev.tspipe.query.auth.BearerTokens;
 import dev.tspipe.query.auth.Grant;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.auth.TokenFile;
+import dev.tspipe.query.downsample.Downsampler;
+import dev.tspipe.query.downsample.Resolution;
 import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
@@ -366,6 +368,7 @@ public final class QueryServer implements AutoCloseable {
                 "/api/v1/series/{device}/{metric}/readings",
                 "/api/v1/series/{device}/{metric}/latest",
                 "/api/v1/series/{device}/{metric}/rollups",
+                "/api/v1/series/{device}/{metric}/downsample",
                 "/api/v1/devices/{device}/metrics",
                 "/api/v1/stats/partitions",
                 "/health", "/ready", "/metrics", "/openapi.json");
@@ -377,12 +380,13 @@ public final class QueryServer implements AutoCloseable {
             get(config, PATHS.get(0), Scope.READ, this::readings);
             get(config, PATHS.get(1), Scope.READ, this::latest);
             get(config, PATHS.get(2), Scope.READ, this::rollups);
-            get(config, PATHS.get(3), Scope.READ, this::deviceMetrics);
-            get(config, PATHS.get(4), Scope.ADMIN, this::partitionStatistics);
-            get(config, PATHS.get(5), OPEN, this::health);
-            get(config, PATHS.get(6), OPEN, this::ready);
-            get(config, PATHS.get(7), Scope.ADMIN, this::prometheus);
-            get(config, PATHS.get(8), OPEN, this::openApi);
+            get(config, PATHS.get(3), Scope.READ, this::downsample);
+            get(config, PATHS.get(4), Scope.READ, this::deviceMetrics);
+            get(config, PATHS.get(5), Scope.ADMIN, this::partitionStatistics);
+            get(config, PATHS.get(6), OPEN, this::health);
+            get(config, PATHS.get(7), OPEN, this::ready);
+            get(config, PATHS.get(8), Scope.ADMIN, this::prometheus);
+            get(config, PATHS.get(9), OPEN, this::openApi);
 
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
             config.routes.exception(InvalidStateStoreException.class, (e, ctx) ->
@@ -478,6 +482,16 @@ public final class QueryServer implements AutoCloseable {
             RollupStep step = step(ctx.queryParam("step"));
             PageRequest request = page(ctx, "rollups-" + step.label(), series);
             routed(ctx, StoreNames.rollup(step), series.distributionKey(), stores -> reader.rollups(stores, step, request));
+        }
+
+        /** Buckets of any step, from the coarsest stored resolution that answers exactly (docs/query-api.md). */
+        private void downsample(Context ctx) {
+            SeriesId series = series(ctx);
+            Downsampler.Request request = DownsampleParameters.parse(ctx.queryParam("from"), ctx.queryParam("to"),
+                    ctx.queryParam("step"), ctx.queryParam("align"), ctx.queryParam("fn"), ctx.queryParam("fill"));
+            Resolution source = Resolution.choose(request);
+            String store = source.rollup() == null ? StoreNames.RAW : StoreNames.rollup(source.rollup());
+            routed(ctx, store, series.distributionKey(), stores -> reader.downsample(stores, series, request, source));
         }
 
         private void latest(Context ctx) {

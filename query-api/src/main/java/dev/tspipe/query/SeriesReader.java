@@ -9,12 +9,16 @@ import dev.tspipe.processor.rows.RawRow;
 import dev.tspipe.processor.rows.Rollup;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
+import dev.tspipe.query.downsample.Aggregate;
+import dev.tspipe.query.downsample.Downsampler;
+import dev.tspipe.query.downsample.Resolution;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -57,6 +61,48 @@ public final class SeriesReader {
         SeriesId series = request.series();
         return new Answers.RollupsPage(series.tenant(), series.device(), series.metric(), step.label(),
                 request.window().from(), request.window().to(), request.order().label(), page.rows, page.nextCursor);
+    }
+
+    /** The most raw readings one downsampled answer reads (docs/query-api.md, "Downsampling"). */
+    public static final long MAX_DOWNSAMPLE_RAW_ROWS = 2_000_000;
+
+    /**
+     * A downsampled series, from {@code source}: the rows of the window in ascending time, merged into buckets.
+     * A raw source with more than {@value #MAX_DOWNSAMPLE_RAW_ROWS} readings in the window is a 400.
+     */
+    public Answers.Downsampled downsample(Stores stores, SeriesId series, Downsampler.Request request, Resolution source) {
+        String store = source.rollup() == null ? StoreNames.RAW : StoreNames.rollup(source.rollup());
+        KeyRange range = RowKey.seriesRange(layout, series, request.from(), request.to());
+        List<Downsampler.Point> points;
+        long[] rows = {0};
+        try (KeyValueIterator<Bytes, byte[]> scan = stores.store(store)
+                .reverseRange(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
+            Iterator<Aggregate> aggregates = new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return scan.hasNext();
+                }
+
+                @Override
+                public Aggregate next() {
+                    KeyValue<Bytes, byte[]> row = scan.next();
+                    if (++rows[0] > MAX_DOWNSAMPLE_RAW_ROWS) {
+                        throw ApiException.badParameter("step", "the window holds more than " + MAX_DOWNSAMPLE_RAW_ROWS
+                                + " readings and the step is read from them (" + source.label() + "); a step that is a "
+                                + "multiple of 1m with from and to on whole minutes reads the 1-minute rollups instead");
+                    }
+                    long timestamp = RowKey.fromBytes(row.key.get(), layout).epochMillis();
+                    return source.rollup() == null ? Aggregate.reading(timestamp, RawRow.fromBytes(row.value).value())
+                            : Aggregate.rollup(timestamp, Rollup.fromBytes(row.value));
+                }
+            };
+            points = Downsampler.points(request, aggregates);
+        }
+        if (rows[0] == 0 && latest(stores, series).isEmpty()) {
+            throw unknownSeries(series);
+        }
+        return new Answers.Downsampled(series.tenant(), series.device(), series.metric(), request.from(), request.to(),
+                request.step(), request.align(), request.fn().label(), request.fill().label(), source.label(), points);
     }
 
     public Optional<Answers.Latest> latest(Stores stores, SeriesId series) {
@@ -123,9 +169,13 @@ public final class SeriesReader {
     /** An empty first page of a series that has no latest reading either: the series is unknown. */
     private void requireKnownSeries(Stores stores, PageRequest request, Page<?> page) {
         if (page.rows.isEmpty() && request.cursor() == null && latest(stores, request.series()).isEmpty()) {
-            throw ApiException.notFound("unknown-series", "no series '" + request.series().metric() + "' of device '"
-                    + request.series().device() + "'" + (request.series().tenant() == null ? "" : " of tenant '"
-                    + request.series().tenant() + "'") + " is stored; check the names (GET /api/v1/devices/{device}/metrics lists a device's metrics)");
+            throw unknownSeries(request.series());
         }
+    }
+
+    private static ApiException unknownSeries(SeriesId series) {
+        return ApiException.notFound("unknown-series", "no series '" + series.metric() + "' of device '"
+                + series.device() + "'" + (series.tenant() == null ? "" : " of tenant '"
+                + series.tenant() + "'") + " is stored; check the names (GET /api/v1/devices/{device}/metrics lists a device's metrics)");
     }
 }

@@ -257,6 +257,61 @@ class TwoInstancesIT {
         assertThat(bucket.get("sum").asDouble()).isEqualTo(5_370);
     }
 
+    /**
+     * The big series downsampled, asked of both instances (one of them forwards): from the raw readings for a step
+     * of 7 s and for {@code first}, from the 1-minute rollups for a step of 2 minutes; every point equals the readings
+     * of its bucket, and empty buckets are filled as asked.
+     */
+    @Test
+    @org.junit.jupiter.api.Order(4)
+    void downsampledPointsEqualTheReadingsOfTheirBuckets() throws Exception {
+        TreeMap<Long, Double> big = EXPECTED.get(BIG_DEVICE + "/" + BIG_METRIC);
+        String path = "/api/v1/series/" + BIG_DEVICE + "/" + BIG_METRIC + "/downsample?";
+        long to = BASE + 30 * 60_000;
+        for (TestNode instance : List.of(a, b)) {
+            Answer raw = get(instance, path + "from=" + BASE + "&to=" + to + "&step=7s&fn=sum");
+            assertThat(raw.status()).isEqualTo(200);
+            assertThat(raw.body().get("source").asText()).isEqualTo("raw");
+            assertThat(raw.body().get("step").asLong()).isEqualTo(7_000);
+            JsonNode points = raw.body().get("points");
+            // Buckets are aligned to the epoch, not to from: one per 7 s span that holds a reading.
+            assertThat(points).hasSize((int) big.keySet().stream().map(t -> Math.floorDiv(t, 7_000L)).distinct().count());
+            for (JsonNode point : points) {
+                long start = point.get("timestamp").asLong();
+                double sum = big.subMap(start, start + 7_000).values().stream().mapToDouble(Double::doubleValue).sum();
+                assertThat(point.get("value").asDouble()).as("bucket %d", start).isEqualTo(sum);
+            }
+
+            Answer rollups = get(instance, path + "from=" + BASE + "&to=" + to + "&step=2m&fn=max&fill=null");
+            assertThat(rollups.body().get("source").asText()).isEqualTo("rollups-1m");
+            assertThat(rollups.body().get("points")).hasSize(15);
+            for (JsonNode point : rollups.body().get("points")) {
+                long start = point.get("timestamp").asLong();
+                Map<Long, Double> in = big.subMap(start, start + 120_000);
+                if (in.isEmpty()) {
+                    assertThat(point.get("value").isNull()).as("bucket %d", start).isTrue();
+                } else {
+                    assertThat(point.get("value").asDouble()).isEqualTo(in.values().stream().mapToDouble(Double::doubleValue).max()
+                            .getAsDouble());
+                }
+            }
+
+            Answer first = get(instance, path + "from=" + BASE + "&to=" + to + "&step=2m&fn=first&fill=prev");
+            assertThat(first.body().get("source").asText()).isEqualTo("raw");
+            JsonNode lastBucket = first.body().get("points").get(14);
+            assertThat(lastBucket.get("value").asDouble()).as("filled with the previous point")
+                    .isEqualTo(big.ceilingEntry(BASE + 8 * 120_000).getValue());
+        }
+        Answer tooMany = get(a, path + "from=" + BASE + "&to=" + (BASE + 86_400_000L) + "&step=1s");
+        assertThat(tooMany.status()).isEqualTo(400);
+        assertThat(tooMany.body().get("message").asText()).contains("at most 11000 points");
+        assertThat(get(a, path + "from=" + BASE + "&to=" + to + "&step=5m&fn=median").body().get("message").asText())
+                .isEqualTo("fn: 'median' is not one of avg, min, max, sum, count, first, last");
+        assertThat(get(a, path + "to=" + to + "&step=5m").status()).isEqualTo(400);
+        assertThat(get(a, "/api/v1/series/nobody/temperature/downsample?from=" + BASE + "&to=" + to + "&step=5m").status())
+                .isEqualTo(404);
+    }
+
     @Test
     @org.junit.jupiter.api.Order(4)
     void deviceMetricsStatisticsAndErrorShapes() throws Exception {
