@@ -23,9 +23,21 @@ public final class LineProtocol {
     private LineProtocol() {
     }
 
+    /** What takes each point of a body with its line number; it may refuse a point with a {@link LineProtocolException}. */
+    @FunctionalInterface
+    public interface PointConsumer {
+        void accept(int line, LinePoint point) throws LineProtocolException;
+    }
+
     /** The points of a body, in order; the first line that is not line protocol stops the parse. */
     public static List<LinePoint> parse(String body) throws LineProtocolException {
         List<LinePoint> points = new ArrayList<>();
+        parse(body, (line, point) -> points.add(point));
+        return points;
+    }
+
+    /** Each point of a body to {@code consumer}, in order; the first line that is not line protocol stops the parse. */
+    public static void parse(String body, PointConsumer consumer) throws LineProtocolException {
         int number = 0;
         int start = 0;
         while (start <= body.length()) {
@@ -40,11 +52,10 @@ public final class LineProtocol {
             }
             String trimmed = line.strip();
             if (!trimmed.isEmpty() && !trimmed.startsWith("#")) {
-                points.add(new Parser(line, number).point());
+                consumer.accept(number, new Parser(line, number).point());
             }
             start = end + 1;
         }
-        return points;
     }
 
     /** One line, read left to right. */
