@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -126,7 +127,7 @@ final class DemoCommand implements Callable<Integer> {
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(new TspipeNode.Settings(
                     kafka.bootstrapServers(), registry.url(), "tspipe-demo", EmbeddedKafka.HOST, httpPort, EmbeddedKafka.HOST,
                     dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
-                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.ofNullable(authTokens), Optional.empty())));
+                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.ofNullable(authTokens), Optional.empty(), Map.of())));
 
             if (rate > 0) {
                 lifecycle.register("load generator", DemoLoad.start(kafka.bootstrapServers(), registry.url(), generatorToken,

@@ -120,7 +120,8 @@ final class NodeCommand implements Callable<Integer> {
         TspipeNode.Settings settings = new TspipeNode.Settings(kafka.bootstrapServers, kafka.schemaRegistryUrl,
                 applicationId, httpHost,
                 httpPort, advertisedHost != null ? advertisedHost : hostName(), stateDir, readingsTopic, dlqTopic,
-                processingGuarantee, threads, standbyReplicas, extra, httpSecurity.authTokens(), httpSecurity.tls());
+                processingGuarantee, threads, standbyReplicas, extra, httpSecurity.authTokens(), httpSecurity.tls(),
+                clientSettings);
         if (createTopics) {
             TopicSetup.createMissing(clientSettings, readingsTopic, partitions, dlqTopic);
         }

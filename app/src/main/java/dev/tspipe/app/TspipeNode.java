@@ -1,5 +1,6 @@
 package dev.tspipe.app;
 
+import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.query.QueryServer;
@@ -33,15 +34,17 @@ final class TspipeNode implements AutoCloseable {
     record Settings(String bootstrapServers, String schemaRegistryUrl, String applicationId, String httpHost, int httpPort,
                     String advertisedHost, String stateDir, String readingsTopic, String dlqTopic,
                     String processingGuarantee, int threads, int standbyReplicas, Properties extra,
-                    Optional<Path> authTokens, Optional<HttpTls> tls) {
+                    Optional<Path> authTokens, Optional<HttpTls> tls, Map<String, Object> clientSettings) {
     }
 
     private final KafkaStreams streams;
     private final QueryServer server;
+    private final ReadingProducer writes;
 
-    private TspipeNode(KafkaStreams streams, QueryServer server) {
+    private TspipeNode(KafkaStreams streams, QueryServer server, ReadingProducer writes) {
         this.streams = streams;
         this.server = server;
+        this.writes = writes;
     }
 
     static TspipeNode start(Settings settings) {
@@ -77,6 +80,16 @@ final class TspipeNode implements AutoCloseable {
             // The readings topic is missing or Kafka cannot be reached: the message says what to fix.
             throw new UserError(e.getMessage());
         }
+        // The producer of HTTP writes (line protocol): the Kafka client settings of --kafka-config, the serde's keys.
+        Map<String, Object> producerSettings = new HashMap<>(settings.clientSettings());
+        pipeline.forEach((key, value) -> {
+            if (AvroSerdeConfig.definition().names().contains(key)) {
+                producerSettings.put(key, value);
+            }
+        });
+        producerSettings.put("bootstrap.servers", settings.bootstrapServers());
+        producerSettings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, settings.schemaRegistryUrl());
+        ReadingProducer writes = ReadingProducer.create(settings.readingsTopic(), producerSettings);
         QueryServer server;
         try {
             server = QueryServer.builder()
@@ -87,12 +100,15 @@ final class TspipeNode implements AutoCloseable {
                     .advertised(new HostInfo(settings.advertisedHost(), settings.httpPort()))
                     .authTokens(settings.authTokens().orElse(null))
                     .tls(settings.tls().orElse(null))
+                    .writes(writes)
                     .start();
         } catch (IllegalArgumentException e) {
             // A tokens file, certificate or key that cannot be used: the message names the file and what is wrong.
+            writes.close();
             streams.close(CLOSE_TIMEOUT);
             throw new UserError(e.getMessage());
         } catch (RuntimeException e) {
+            writes.close();
             streams.close(CLOSE_TIMEOUT);
             throw new UserError("could not start the HTTP server on " + settings.httpHost() + ":" + settings.httpPort()
                     + " (" + e.getMessage() + "); choose another port with --http-port");
@@ -100,7 +116,7 @@ final class TspipeNode implements AutoCloseable {
         streams.start();
         log.info("Node {} started: HTTP on {}, Kafka {}, state in {}", settings.applicationId(), server.url(),
                 settings.bootstrapServers(), settings.stateDir());
-        return new TspipeNode(streams, server);
+        return new TspipeNode(streams, server, writes);
     }
 
     String url() {
@@ -119,6 +135,7 @@ final class TspipeNode implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        writes.close();
         streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(CLOSE_TIMEOUT));
     }

@@ -23,6 +23,11 @@ public final class ApiException extends RuntimeException {
         this.wwwAuthenticate = wwwAuthenticate;
     }
 
+    /** 429 with {@code Retry-After}: the server takes no more writes right now. */
+    public static ApiException tooManyRequests(String message) {
+        return new ApiException(429, "too-many-requests", message, "1");
+    }
+
     /** 413: the request's body is larger than the API takes; the message says the limit. */
     public static ApiException tooLarge(String message) {
         return new ApiException(413, "too-large", message, null);

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tspipe.ingest.ReadingProducer;
+import dev.tspipe.ingest.influx.InfluxMapping;
 import dev.tspipe.processor.keys.InvalidKeyException;
 import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
@@ -22,6 +24,7 @@ import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.SeriesRouting;
 import dev.tspipe.query.tls.HttpTls;
+import dev.tspipe.query.write.LineProtocolWrites;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -54,6 +57,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -152,8 +156,18 @@ public final class QueryServer implements AutoCloseable {
         private Path authTokens;
         private Duration tokensPoll = TokenFile.DEFAULT_POLL;
         private HttpTls tls;
+        private ReadingProducer writes;
 
         private Builder() {
+        }
+
+        /**
+         * Takes writes of InfluxDB line protocol ({@code POST /api/v2/write}, {@code POST /write}) and produces them with
+         * this producer (owned by the caller); without it, the API takes no writes.
+         */
+        public Builder writes(ReadingProducer producer) {
+            this.writes = producer;
+            return this;
         }
 
         /**
@@ -253,7 +267,8 @@ public final class QueryServer implements AutoCloseable {
             Forwarder forwarder = new Forwarder(connectTimeout, requestTimeout, tls == null ? null : tls.client());
             SeriesRouting routing = new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag);
             Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics, routing, forwarder,
-                    requestTimeout, failoverWait, tokens);
+                    requestTimeout, failoverWait, tokens, writes == null ? null
+                    : new LineProtocolWrites(writes, InfluxMapping.DEFAULT, registry, Clock.systemUTC()));
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
                 config.startup.showOldJavalinVersionWarning = false;
@@ -267,7 +282,7 @@ public final class QueryServer implements AutoCloseable {
                 // Javalin copies each answer into Jetty's output through a buffer of this size, allocated per
                 // answer: its default (32 KiB) was half of what a query allocated, against answers of a few KiB.
                 config.http.responseBufferSize = RESPONSE_COPY_BYTES;
-                config.http.maxRequestSize = MAX_BODY_BYTES;
+                config.http.maxRequestSize = LineProtocolWrites.MAX_BODY_BYTES;
                 config.jetty.modifyServer(server -> server.setErrorHandler(JsonErrorPages.forServer()));
                 config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(JsonErrorPages.forServletContext()));
                 if (serverTls != null) {
@@ -344,10 +359,12 @@ public final class QueryServer implements AutoCloseable {
         private final LocalPartitionStatistics statistics;
         /** Null when the API is open. */
         private final TokenFile tokens;
+        /** Null when the API takes no writes. */
+        private final LineProtocolWrites writes;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
                SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
-               TokenFile tokens) {
+               TokenFile tokens, LineProtocolWrites writes) {
             this.streams = streams;
             this.layout = layout;
             this.registry = registry;
@@ -361,6 +378,7 @@ public final class QueryServer implements AutoCloseable {
             this.reader = new SeriesReader(layout);
             this.statistics = new LocalPartitionStatistics(streams, routing.self().host() + ":" + routing.self().port());
             this.tokens = tokens;
+            this.writes = writes;
         }
 
         /** Every route, as {@code GET <path>}; the OpenAPI test compares it with the document. */
@@ -372,6 +390,9 @@ public final class QueryServer implements AutoCloseable {
                 "/api/v1/devices/{device}/metrics",
                 "/api/v1/stats/partitions",
                 "/health", "/ready", "/metrics", "/openapi.json");
+
+        /** The write routes (POST), InfluxDB 2's and InfluxDB 1's. */
+        static final List<String> WRITE_PATHS = List.of("/api/v2/write", "/write");
 
         /** With tokens, the scope a route needs; {@code OPEN}: anyone (probes, the API's description). */
         private static final Scope OPEN = null;
@@ -387,6 +408,10 @@ public final class QueryServer implements AutoCloseable {
             get(config, PATHS.get(7), OPEN, this::ready);
             get(config, PATHS.get(8), Scope.ADMIN, this::prometheus);
             get(config, PATHS.get(9), OPEN, this::openApi);
+            if (writes != null) {
+                config.routes.post(WRITE_PATHS.get(0), ctx -> write(ctx, ctx.queryParam("bucket"), "bucket"));
+                config.routes.post(WRITE_PATHS.get(1), ctx -> write(ctx, ctx.queryParam("db"), "db"));
+            }
 
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
             config.routes.exception(InvalidStateStoreException.class, (e, ctx) ->
@@ -420,9 +445,11 @@ public final class QueryServer implements AutoCloseable {
             config.routes.before(ctx -> {
                 UriCheck.requireWellFormedPath(ctx.path());
                 UriCheck.requireWellFormedQuery(ctx.queryString());
-                if (ctx.contentLength() > MAX_BODY_BYTES) {
-                    throw ApiException.tooLarge("the request has a body of " + ctx.contentLength() + " bytes; this API takes "
-                            + "at most " + MAX_BODY_BYTES + " (its routes read none)");
+                boolean write = writes != null && WRITE_PATHS.contains(ctx.path());
+                long limit = write ? LineProtocolWrites.MAX_BODY_BYTES : MAX_BODY_BYTES;
+                if (ctx.contentLength() > limit) {
+                    throw ApiException.tooLarge("the request has a body of " + ctx.contentLength() + " bytes; this route takes "
+                            + "at most " + limit + (write ? " (send smaller batches)" : " (its routes read none)"));
                 }
             });
         }
@@ -482,6 +509,43 @@ public final class QueryServer implements AutoCloseable {
             RollupStep step = step(ctx.queryParam("step"));
             PageRequest request = page(ctx, "rollups-" + step.label(), series);
             routed(ctx, StoreNames.rollup(step), series.distributionKey(), stores -> reader.rollups(stores, step, request));
+        }
+
+        /**
+         * A write of line protocol: a token of scope write when tokens are on (InfluxDB's {@code Token} scheme taken too);
+         * 204 once Kafka acknowledged every reading.
+         */
+        private void write(Context ctx, String namedTenant, String tenantParameter) {
+            if (tokens != null) {
+                authorize(ctx, Scope.WRITE);
+            }
+            String tenant = writeTenant(ctx, namedTenant, tenantParameter);
+            int written = writes.write(ctx.bodyAsBytes(), ctx.header("Content-Encoding"), ctx.queryParam("precision"), tenant);
+            LOG.debug("Wrote {} readings of line protocol", written);
+            ctx.status(204);
+        }
+
+        /**
+         * The tenant of a write: none in a single-tenant deployment (the bucket or database is then only a name); else the
+         * token's tenant, or with a token for every tenant (or no tokens) the one the bucket or database names.
+         */
+        private String writeTenant(Context ctx, String named, String parameter) {
+            if (!layout.multiTenant()) {
+                return null;
+            }
+            Grant grant = ctx.attribute(GRANT);
+            boolean namesOne = named != null && !named.isEmpty();
+            if (grant != null && !grant.everyTenant()) {
+                if (namesOne && !named.equals(grant.tenant())) {
+                    throw ApiException.forbidden("this token writes tenant '" + grant.tenant() + "' only; leave " + parameter
+                            + " out, or name " + grant.tenant());
+                }
+                return grant.tenant();
+            }
+            if (!namesOne) {
+                throw ApiException.badParameter(parameter, "this deployment is multi-tenant: " + parameter + " names the tenant");
+            }
+            return named;
         }
 
         /** Buckets of any step, from the coarsest stored resolution that answers exactly (docs/query-api.md). */

@@ -1,0 +1,134 @@
+package dev.tspipe.query.write;
+
+import dev.tspipe.ingest.ReadingProducer;
+import dev.tspipe.ingest.influx.InfluxMapping;
+import dev.tspipe.ingest.influx.LineProtocolException;
+import dev.tspipe.query.ApiException;
+import dev.tspipe.schemas.Reading;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
+import org.apache.kafka.clients.producer.RecordMetadata;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Writes of InfluxDB line protocol (docs/ingest.md): a body becomes readings all or none
+ * ({@link InfluxMapping}), they are produced to the readings topic, and the call returns only once
+ * the broker has acknowledged every one of them (acks=all, idempotent): an answered write is never lost.
+ */
+public final class LineProtocolWrites {
+
+    /** The largest body taken, as sent (compressed or not). */
+    public static final int MAX_BODY_BYTES = 10 * 1024 * 1024;
+    /** The largest body once decompressed. */
+    public static final int MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
+    /** How long a write waits for the broker's acknowledgements before it answers 503. */
+    static final Duration ACK_TIMEOUT = Duration.ofSeconds(30);
+
+    private final ReadingProducer producer;
+    private final InfluxMapping mapping;
+    private final Clock clock;
+    private final Counter accepted;
+    private final Counter rejected;
+
+    public LineProtocolWrites(ReadingProducer producer, InfluxMapping mapping, MeterRegistry registry, Clock clock) {
+        this.producer = producer;
+        this.mapping = mapping;
+        this.clock = clock;
+        this.accepted = Counter.builder("tspipe.write.readings").tag("protocol", "influx-line").tag("result", "accepted")
+                .description("Readings of HTTP writes acknowledged by Kafka").register(registry);
+        this.rejected = Counter.builder("tspipe.write.requests").tag("protocol", "influx-line").tag("result", "rejected")
+                .description("HTTP writes refused (bad input, limits, Kafka unavailable)").register(registry);
+    }
+
+    /**
+     * Writes a body; returns the number of readings written.
+     *
+     * @throws ApiException 400 for a line that is not line protocol or cannot be a reading (with its number), 413 past
+     *                      the limits, 429 when the producer's buffer is full, 503 when Kafka did not acknowledge in time
+     */
+    public int write(byte[] body, String contentEncoding, String precision, String tenant) {
+        try {
+            InfluxMapping.Precision unit;
+            try {
+                unit = InfluxMapping.Precision.parse(precision);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badParameter("precision", e.getMessage());
+            }
+            List<Reading> readings;
+            try {
+                readings = mapping.readings(text(body, contentEncoding), unit, tenant, clock.millis());
+            } catch (LineProtocolException e) {
+                throw ApiException.badParameter("body", e.getMessage() + "; nothing of this body was written");
+            }
+            List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>(readings.size());
+            for (Reading reading : readings) {
+                sent.add(producer.send(reading));
+            }
+            await(sent);
+            accepted.increment(readings.size());
+            return readings.size();
+        } catch (ApiException e) {
+            rejected.increment();
+            throw e;
+        }
+    }
+
+    private static String text(byte[] body, String contentEncoding) {
+        byte[] bytes = body;
+        if (contentEncoding != null && contentEncoding.equalsIgnoreCase("gzip")) {
+            try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
+                bytes = in.readNBytes(MAX_DECOMPRESSED_BYTES + 1);
+            } catch (IOException e) {
+                throw ApiException.badParameter("body", "Content-Encoding is gzip but the body is not gzip: " + e.getMessage());
+            }
+            if (bytes.length > MAX_DECOMPRESSED_BYTES) {
+                throw ApiException.tooLarge("the body is over " + MAX_DECOMPRESSED_BYTES + " bytes once decompressed; send "
+                        + "smaller batches");
+            }
+        } else if (contentEncoding != null && !contentEncoding.isBlank() && !contentEncoding.equalsIgnoreCase("identity")) {
+            throw ApiException.badParameter("Content-Encoding", "'" + contentEncoding + "' is not taken; use gzip or none");
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw ApiException.badParameter("body", "line protocol is UTF-8; the body is not");
+        }
+    }
+
+    private static void await(List<CompletableFuture<RecordMetadata>> sent) {
+        try {
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                    ? c.getCause() : e.getCause();
+            if (cause instanceof BufferExhaustedException) {
+                throw ApiException.tooManyRequests("the producer's buffer is full; retry the whole body in a moment");
+            }
+            throw ApiException.unavailable("Kafka did not take every reading (" + cause + "); retry the whole body: "
+                    + "readings already written are overwritten with the same values");
+        } catch (TimeoutException e) {
+            throw ApiException.unavailable("Kafka did not acknowledge the readings within " + ACK_TIMEOUT.toSeconds()
+                    + " s; retry the whole body: readings already written are overwritten with the same values");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted while waiting for Kafka; retry");
+        }
+    }
+}
