@@ -6,6 +6,7 @@ import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.query.QueryServer;
 import dev.tspipe.query.tls.HttpTls;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -89,6 +90,9 @@ final class TspipeNode implements AutoCloseable {
         });
         producerSettings.put("bootstrap.servers", settings.bootstrapServers());
         producerSettings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, settings.schemaRegistryUrl());
+        // A full buffer or an unknown topic fails a write in seconds (429/503 to the client) instead of holding an HTTP
+        // thread for Kafka's default minute.
+        producerSettings.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
         ReadingProducer writes = ReadingProducer.create(settings.readingsTopic(), producerSettings);
         QueryServer server;
         try {

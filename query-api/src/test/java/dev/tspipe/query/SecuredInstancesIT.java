@@ -9,12 +9,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.SelfSignedCertificate;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
+import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.query.auth.ApiTokens;
 import dev.tspipe.query.auth.Grant;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.tls.HttpTls;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.tls.PemFiles;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.KafkaStreams;
@@ -77,7 +79,8 @@ class SecuredInstancesIT {
     private static final String EVERY_TENANT_READ = ApiTokens.newToken(RANDOM);
     private static final String ADMIN = ApiTokens.newToken(RANDOM);
     private static final String LATER = ApiTokens.newToken(RANDOM);
-    private static final List<String> ALL_TOKENS = List.of(ACME_READ, GLOBEX_READ, EVERY_TENANT_READ, ADMIN, LATER);
+    private static final String ACME_WRITE = ApiTokens.newToken(RANDOM);
+    private static final List<String> ALL_TOKENS = List.of(ACME_READ, GLOBEX_READ, EVERY_TENANT_READ, ADMIN, LATER, ACME_WRITE);
 
     /** Every log line of the run, with its stack trace. */
     private static final List<String> LOG = new CopyOnWriteArrayList<>();
@@ -91,6 +94,7 @@ class SecuredInstancesIT {
     private static HttpClient client;
     private static TestNode a;
     private static TestNode b;
+    private static ReadingProducer writes;
 
     @BeforeAll
     static void startTwoSecuredInstances() throws Exception {
@@ -112,7 +116,8 @@ class SecuredInstancesIT {
                 ApiTokens.line(ACME_READ, new Grant("acme", Scope.READ, "acme-dashboard")),
                 ApiTokens.line(GLOBEX_READ, new Grant("globex", Scope.READ, "globex-dashboard")),
                 ApiTokens.line(EVERY_TENANT_READ, new Grant(null, Scope.READ, "support")),
-                ApiTokens.line(ADMIN, new Grant(null, Scope.ADMIN, "ops"))));
+                ApiTokens.line(ADMIN, new Grant(null, Scope.ADMIN, "ops")),
+                ApiTokens.line(ACME_WRITE, new Grant("acme", Scope.WRITE, "acme-telegraf"))));
 
         registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
         KAFKA.broker().createTopic(TOPIC, 4);
@@ -125,11 +130,14 @@ class SecuredInstancesIT {
         producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         SERIES.forEach((tenant, series) -> SeriesProducer.produce(producerConfig, registry.url(), TOPIC, tenant, series));
 
+        Map<String, Object> writeSettings = new java.util.HashMap<>(KAFKA.broker().clientConfig());
+        writeSettings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url());
+        writes = ReadingProducer.create(TOPIC, writeSettings);
         HttpTls tls = new HttpTls(certificate.certificatePem(), certificate.keyPem(), Optional.of(certificate.certificatePem()));
         a = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, dir.resolve("a"),
-                builder -> builder.tls(tls).authTokens(tokensFile).tokensPoll(Duration.ofMillis(200)));
+                builder -> builder.tls(tls).authTokens(tokensFile).tokensPoll(Duration.ofMillis(200)).writes(writes));
         b = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, dir.resolve("b"),
-                builder -> builder.tls(tls).authTokens(tokensFile).tokensPoll(Duration.ofMillis(200)));
+                builder -> builder.tls(tls).authTokens(tokensFile).tokensPoll(Duration.ofMillis(200)).writes(writes));
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).until(() ->
                 a.streams().state() == KafkaStreams.State.RUNNING && b.streams().state() == KafkaStreams.State.RUNNING
                         && allLatestStored(a) && allLatestStored(b));
@@ -141,6 +149,9 @@ class SecuredInstancesIT {
             if (instance != null) {
                 instance.close();
             }
+        }
+        if (writes != null) {
+            writes.close();
         }
         if (registry != null) {
             registry.close();
@@ -244,6 +255,23 @@ class SecuredInstancesIT {
         assertThat(statistics.get("partitions")).hasSize(4);
     }
 
+    /** Writes need a token of scope write, and a tenant's write token writes its own tenant only. */
+    @Test
+    @Order(4)
+    void aWriteTokenWritesItsTenantOnly() throws Exception {
+        String line = "env,device=press-w temperature=19.5 " + BASE;
+        assertThat(write(a, "/api/v2/write?bucket=acme&precision=ms", line, "Bearer " + ACME_READ).statusCode()).isEqualTo(403);
+        assertThat(write(a, "/api/v2/write?bucket=acme&precision=ms", line, null).statusCode()).isEqualTo(401);
+        assertThat(write(a, "/api/v2/write?bucket=globex&precision=ms", line, "Token " + ACME_WRITE).statusCode()).isEqualTo(403);
+        // InfluxDB's scheme, and no bucket: the token's tenant.
+        assertThat(write(b, "/api/v2/write?precision=ms", line, "Token " + ACME_WRITE).statusCode()).isEqualTo(204);
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                get(a, "/api/v1/series/press-w/env.temperature/latest", ACME_READ).status() == 200);
+        assertThat(get(a, "/api/v1/series/press-w/env.temperature/latest", ACME_READ).body().get("value").asDouble())
+                .isEqualTo(19.5);
+        assertThat(get(a, "/api/v1/series/press-w/env.temperature/latest", GLOBEX_READ).status()).isEqualTo(404);
+    }
+
     @Test
     @Order(5)
     void aTokenRemovedFromTheFileStopsWorkingOnBothInstancesAndANewOneWorksWithoutARestart() throws Exception {
@@ -345,6 +373,16 @@ class SecuredInstancesIT {
         JsonNode body = response.headers().firstValue("Content-Type").orElse("").startsWith("application/json")
                 ? JSON.readTree(response.body()) : JSON.createObjectNode();
         return new Answer(response.statusCode(), body, response);
+    }
+
+    private static HttpResponse<String> write(TestNode instance, String pathAndQuery, String body, String authorization)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(instance.server().url() + pathAndQuery))
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static void writeTokens(List<String> lines) throws IOException {
