@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.influx.InfluxMapping;
+import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.processor.keys.InvalidKeyException;
 import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
@@ -24,7 +25,7 @@ import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.SeriesRouting;
 import dev.tspipe.query.tls.HttpTls;
-import dev.tspipe.query.write.LineProtocolWrites;
+import dev.tspipe.query.write.HttpWrites;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -268,7 +269,7 @@ public final class QueryServer implements AutoCloseable {
             SeriesRouting routing = new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag);
             Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics, routing, forwarder,
                     requestTimeout, failoverWait, tokens, writes == null ? null
-                    : new LineProtocolWrites(writes, InfluxMapping.DEFAULT, registry, Clock.systemUTC()));
+                    : new HttpWrites(writes, InfluxMapping.DEFAULT, RemoteWrite.defaults(), registry, Clock.systemUTC()));
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
                 config.startup.showOldJavalinVersionWarning = false;
@@ -282,7 +283,7 @@ public final class QueryServer implements AutoCloseable {
                 // Javalin copies each answer into Jetty's output through a buffer of this size, allocated per
                 // answer: its default (32 KiB) was half of what a query allocated, against answers of a few KiB.
                 config.http.responseBufferSize = RESPONSE_COPY_BYTES;
-                config.http.maxRequestSize = LineProtocolWrites.MAX_BODY_BYTES;
+                config.http.maxRequestSize = HttpWrites.MAX_BODY_BYTES;
                 config.jetty.modifyServer(server -> server.setErrorHandler(JsonErrorPages.forServer()));
                 config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(JsonErrorPages.forServletContext()));
                 if (serverTls != null) {
@@ -360,11 +361,11 @@ public final class QueryServer implements AutoCloseable {
         /** Null when the API is open. */
         private final TokenFile tokens;
         /** Null when the API takes no writes. */
-        private final LineProtocolWrites writes;
+        private final HttpWrites writes;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
                SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
-               TokenFile tokens, LineProtocolWrites writes) {
+               TokenFile tokens, HttpWrites writes) {
             this.streams = streams;
             this.layout = layout;
             this.registry = registry;
@@ -391,8 +392,8 @@ public final class QueryServer implements AutoCloseable {
                 "/api/v1/stats/partitions",
                 "/health", "/ready", "/metrics", "/openapi.json");
 
-        /** The write routes (POST), InfluxDB 2's and InfluxDB 1's. */
-        static final List<String> WRITE_PATHS = List.of("/api/v2/write", "/write");
+        /** The write routes (POST): InfluxDB 2's and InfluxDB 1's line protocol, Prometheus remote-write. */
+        static final List<String> WRITE_PATHS = List.of("/api/v2/write", "/write", "/api/v1/write");
 
         /** With tokens, the scope a route needs; {@code OPEN}: anyone (probes, the API's description). */
         private static final Scope OPEN = null;
@@ -411,6 +412,7 @@ public final class QueryServer implements AutoCloseable {
             if (writes != null) {
                 config.routes.post(WRITE_PATHS.get(0), ctx -> write(ctx, ctx.queryParam("bucket"), "bucket"));
                 config.routes.post(WRITE_PATHS.get(1), ctx -> write(ctx, ctx.queryParam("db"), "db"));
+                config.routes.post(WRITE_PATHS.get(2), this::remoteWrite);
             }
 
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
@@ -446,7 +448,7 @@ public final class QueryServer implements AutoCloseable {
                 UriCheck.requireWellFormedPath(ctx.path());
                 UriCheck.requireWellFormedQuery(ctx.queryString());
                 boolean write = writes != null && WRITE_PATHS.contains(ctx.path());
-                long limit = write ? LineProtocolWrites.MAX_BODY_BYTES : MAX_BODY_BYTES;
+                long limit = write ? HttpWrites.MAX_BODY_BYTES : MAX_BODY_BYTES;
                 if (ctx.contentLength() > limit) {
                     throw ApiException.tooLarge("the request has a body of " + ctx.contentLength() + " bytes; this route takes "
                             + "at most " + limit + (write ? " (send smaller batches)" : " (its routes read none)"));
@@ -520,8 +522,20 @@ public final class QueryServer implements AutoCloseable {
                 authorize(ctx, Scope.WRITE);
             }
             String tenant = writeTenant(ctx, namedTenant, tenantParameter);
-            int written = writes.write(ctx.bodyAsBytes(), ctx.header("Content-Encoding"), ctx.queryParam("precision"), tenant);
+            int written = writes.lineProtocol(ctx.bodyAsBytes(), ctx.header("Content-Encoding"), ctx.queryParam("precision"),
+                    tenant);
             LOG.debug("Wrote {} readings of line protocol", written);
+            ctx.status(204);
+        }
+
+        /** Prometheus remote-write 1.0: the tenant from the token, or {@code tenant=} with a token for every tenant. */
+        private void remoteWrite(Context ctx) {
+            if (tokens != null) {
+                authorize(ctx, Scope.WRITE);
+            }
+            String tenant = writeTenant(ctx, ctx.queryParam("tenant"), "tenant");
+            int written = writes.remoteWrite(ctx.bodyAsBytes(), tenant);
+            LOG.debug("Wrote {} readings of remote-write", written);
             ctx.status(204);
         }
 

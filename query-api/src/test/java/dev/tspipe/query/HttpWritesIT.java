@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.ingest.ReadingProducer;
+import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -24,16 +25,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Writes of InfluxDB line protocol to a node (InfluxDB 2's and 1's routes, plain and gzip), read back through
- * the native API with the values and timestamps written; a body with one bad line is refused whole.
+ * Writes to a node over HTTP: InfluxDB line protocol (InfluxDB 2's and 1's routes, plain and gzip) and
+ * Prometheus remote-write, read back through the native API with the values and timestamps written; a
+ * body with one bad line, or a request with one bad series, is refused whole.
  */
-class LineProtocolWriteIT {
+class HttpWritesIT {
 
     @RegisterExtension
     static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
@@ -129,6 +132,33 @@ class LineProtocolWriteIT {
                 .statusCode()).isEqualTo(400);
         assertThat(post("/api/v2/write?bucket=b", "not gzip".getBytes(StandardCharsets.UTF_8), "gzip").statusCode())
                 .isEqualTo(400);
+    }
+
+    @Test
+    void prometheusRemoteWriteSamplesAreReadBack() throws Exception {
+        byte[] request = RemoteWrite.request(List.of(
+                new RemoteWrite.Series(Map.of("__name__", "node_load1", "instance", "web-2:9100", "job", "node"),
+                        List.of(new RemoteWrite.Sample(T0, 0.5), new RemoteWrite.Sample(T0 + 15_000, 0.75))),
+                new RemoteWrite.Series(Map.of("__name__", "up", "instance", "web-2:9100", "job", "node"),
+                        List.of(new RemoteWrite.Sample(T0, 1), new RemoteWrite.Sample(T0 + 15_000, Double.NaN)))));
+        HttpResponse<String> written = CLIENT.send(HttpRequest.newBuilder(URI.create(node.server().url() + "/api/v1/write"))
+                .header("Content-Type", "application/x-protobuf").header("Content-Encoding", "snappy")
+                .header("X-Prometheus-Remote-Write-Version", "0.1.0")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(request)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(written.statusCode()).as(written.body()).isEqualTo(204);
+        JsonNode load = awaitAnswer("/api/v1/series/web-2%3A9100/node_load1/readings?order=asc", 2);
+        assertThat(load.get("readings").get(1).get("timestamp").asLong()).isEqualTo(T0 + 15_000);
+        assertThat(load.get("readings").get(1).get("value").asDouble()).isEqualTo(0.75);
+        assertThat(load.get("readings").get(0).get("tags")).isEqualTo(JSON.readTree("{\"job\":\"node\"}"));
+        assertThat(awaitAnswer("/api/v1/series/web-2%3A9100/up/latest", 0).get("timestamp").asLong())
+                .as("the NaN sample is not a reading").isEqualTo(T0);
+
+        byte[] orphan = RemoteWrite.request(List.of(new RemoteWrite.Series(Map.of("__name__", "orphan"),
+                List.of(new RemoteWrite.Sample(T0, 1)))));
+        HttpResponse<String> refused = CLIENT.send(HttpRequest.newBuilder(URI.create(node.server().url() + "/api/v1/write"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(orphan)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(refused.body()).get("message").asText()).contains("has none of the labels instance, job");
     }
 
     // ---------------------------------------------------------------------------------------------

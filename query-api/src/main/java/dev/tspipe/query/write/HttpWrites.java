@@ -3,6 +3,7 @@ package dev.tspipe.query.write;
 import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.influx.InfluxMapping;
 import dev.tspipe.ingest.influx.LineProtocolException;
+import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.query.ApiException;
 import dev.tspipe.schemas.Reading;
 import io.micrometer.core.instrument.Counter;
@@ -27,11 +28,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Writes of InfluxDB line protocol (docs/ingest.md): a body becomes readings all or none
- * ({@link InfluxMapping}), they are produced to the readings topic, and the call returns only once
- * the broker has acknowledged every one of them (acks=all, idempotent): an answered write is never lost.
+ * Writes over HTTP (docs/ingest.md): InfluxDB line protocol and Prometheus remote-write. A body becomes
+ * readings all or none ({@link InfluxMapping}, {@link RemoteWrite}), they are produced to the readings
+ * topic, and the call returns only once the broker has acknowledged every one of them (acks=all,
+ * idempotent): an answered write is never lost.
  */
-public final class LineProtocolWrites {
+public final class HttpWrites {
 
     /** The largest body taken, as sent (compressed or not). */
     public static final int MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -42,18 +44,24 @@ public final class LineProtocolWrites {
 
     private final ReadingProducer producer;
     private final InfluxMapping mapping;
+    private final RemoteWrite remoteWrite;
     private final Clock clock;
-    private final Counter accepted;
-    private final Counter rejected;
+    private final MeterRegistry registry;
 
-    public LineProtocolWrites(ReadingProducer producer, InfluxMapping mapping, MeterRegistry registry, Clock clock) {
+    public HttpWrites(ReadingProducer producer, InfluxMapping mapping, RemoteWrite remoteWrite, MeterRegistry registry,
+                      Clock clock) {
         this.producer = producer;
         this.mapping = mapping;
+        this.remoteWrite = remoteWrite;
         this.clock = clock;
-        this.accepted = Counter.builder("tspipe.write.readings").tag("protocol", "influx-line").tag("result", "accepted")
-                .description("Readings of HTTP writes acknowledged by Kafka").register(registry);
-        this.rejected = Counter.builder("tspipe.write.requests").tag("protocol", "influx-line").tag("result", "rejected")
-                .description("HTTP writes refused (bad input, limits, Kafka unavailable)").register(registry);
+        this.registry = registry;
+    }
+
+    private void count(String protocol, String result, String meter, long amount) {
+        Counter.builder(meter).tag("protocol", protocol).tag("result", result)
+                .description(meter.endsWith("readings") ? "Readings of HTTP writes acknowledged by Kafka, or skipped (NaN)"
+                        : "HTTP writes refused (bad input, limits, Kafka unavailable)")
+                .register(registry).increment(amount);
     }
 
     /**
@@ -62,7 +70,7 @@ public final class LineProtocolWrites {
      * @throws ApiException 400 for a line that is not line protocol or cannot be a reading (with its number), 413 past
      *                      the limits, 429 when the producer's buffer is full, 503 when Kafka did not acknowledge in time
      */
-    public int write(byte[] body, String contentEncoding, String precision, String tenant) {
+    public int lineProtocol(byte[] body, String contentEncoding, String precision, String tenant) {
         try {
             InfluxMapping.Precision unit;
             try {
@@ -76,17 +84,44 @@ public final class LineProtocolWrites {
             } catch (LineProtocolException e) {
                 throw ApiException.badParameter("body", e.getMessage() + "; nothing of this body was written");
             }
-            List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>(readings.size());
-            for (Reading reading : readings) {
-                sent.add(producer.send(reading));
-            }
-            await(sent);
-            accepted.increment(readings.size());
+            produce(readings);
+            count("influx-line", "accepted", "tspipe.write.readings", readings.size());
             return readings.size();
         } catch (ApiException e) {
-            rejected.increment();
+            count("influx-line", "rejected", "tspipe.write.requests", 1);
             throw e;
         }
+    }
+
+    /**
+     * Writes a Prometheus remote-write 1.0 request (snappy-compressed protobuf); returns the number of readings written.
+     *
+     * @throws ApiException as {@link #lineProtocol}
+     */
+    public int remoteWrite(byte[] body, String tenant) {
+        try {
+            RemoteWrite.Readings readings;
+            try {
+                readings = remoteWrite.readings(body, tenant, MAX_DECOMPRESSED_BYTES);
+            } catch (RemoteWrite.InvalidWriteException e) {
+                throw ApiException.badParameter("body", e.getMessage() + "; nothing of this request was written");
+            }
+            produce(readings.readings());
+            count("prometheus-remote-write", "accepted", "tspipe.write.readings", readings.readings().size());
+            count("prometheus-remote-write", "skipped", "tspipe.write.readings", readings.skipped());
+            return readings.readings().size();
+        } catch (ApiException e) {
+            count("prometheus-remote-write", "rejected", "tspipe.write.requests", 1);
+            throw e;
+        }
+    }
+
+    private void produce(List<Reading> readings) {
+        List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>(readings.size());
+        for (Reading reading : readings) {
+            sent.add(producer.send(reading));
+        }
+        await(sent);
     }
 
     private static String text(byte[] body, String contentEncoding) {
