@@ -1,0 +1,344 @@
+package dev.tspipe.query.promql;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * A recursive-descent parser of the PromQL subset tspipe answers:
+ *
+ * <pre>
+ * expr        = aggregation | call | selector | number
+ * aggregation = op [grouping] "(" expr ")" [grouping]        op: sum avg min max count
+ * grouping    = ("by" | "without") "(" [label {"," label} [","]] ")"
+ * call        = function "(" selector "[" duration "]" ")"  function: avg_over_time min_over_time max_over_time
+ *                                                            sum_over_time count_over_time last_over_time rate increase
+ * selector    = metric ["{" [matcher {"," matcher} [","]] "}"] | "{" matcher {"," matcher} [","] "}"
+ * matcher     = label ("=" | "!=" | "=~" | "!~") string
+ * duration    = (digits unit)+                               unit: ms s m h d w y
+ * </pre>
+ *
+ * Strings take double or single quotes with Go's escapes ({@code \\}, {@code \"}, {@code \'}, {@code \n},
+ * {@code \t}) or back quotes without escapes. Anything else (binary operators, offsets, subqueries, other
+ * functions) is refused with the position and what the subset takes.
+ */
+public final class PromQl {
+
+    static final Set<String> AGGREGATIONS = Set.of("sum", "avg", "min", "max", "count");
+    static final Set<String> RANGE_FUNCTIONS = Set.of("avg_over_time", "min_over_time", "max_over_time", "sum_over_time",
+            "count_over_time", "last_over_time", "rate", "increase");
+    private static final Pattern DURATION_PART = Pattern.compile("(\\d+)(ms|s|m|h|d|w|y)");
+
+    private final String query;
+    private int pos;
+
+    private PromQl(String query) {
+        this.query = query;
+    }
+
+    /** The tree of {@code query}; a {@link PromQlException} with the position when it is outside the subset. */
+    public static Expr parse(String query) throws PromQlException {
+        PromQl parser = new PromQl(query);
+        parser.skipSpace();
+        if (parser.atEnd()) {
+            throw new PromQlException(0, "no expression");
+        }
+        Expr expr = parser.expr();
+        parser.skipSpace();
+        if (!parser.atEnd()) {
+            throw parser.error("unexpected '" + parser.rest() + "': binary operators, offset and @ are not in the subset "
+                    + "tspipe answers (docs/query-api.md)");
+        }
+        return expr;
+    }
+
+    private Expr expr() throws PromQlException {
+        skipSpace();
+        if (atEnd()) {
+            throw error("an expression is missing");
+        }
+        char c = peek();
+        if (c == '{') {
+            return selector(null);
+        }
+        if (Character.isDigit(c) || c == '.' || c == '-' || c == '+') {
+            return number();
+        }
+        int start = pos;
+        String name = identifier(true);
+        skipSpace();
+        if (AGGREGATIONS.contains(name) && (peekIs('(') || peekWord("by") || peekWord("without"))) {
+            return aggregation(name);
+        }
+        if (peekIs('(')) {
+            if (!RANGE_FUNCTIONS.contains(name)) {
+                throw new PromQlException(start, "function '" + name + "' is not in the subset; it takes "
+                        + String.join(", ", RANGE_FUNCTIONS.stream().sorted().toList()) + " and the aggregations "
+                        + String.join(", ", AGGREGATIONS.stream().sorted().toList()));
+            }
+            pos++;
+            skipSpace();
+            Expr argument = expr();
+            if (!(argument instanceof Expr.MatrixSelector range)) {
+                throw new PromQlException(start, name + "() takes a range selector such as metric[5m]");
+            }
+            skipSpace();
+            expect(')');
+            return new Expr.Call(name, range);
+        }
+        return selector(name);
+    }
+
+    private Expr aggregation(String operator) throws PromQlException {
+        Boolean without = null;
+        List<String> labels = List.of();
+        if (peekWord("by") || peekWord("without")) {
+            without = identifier(false).equals("without");
+            labels = labelList();
+            skipSpace();
+        }
+        expect('(');
+        Expr inner = expr();
+        skipSpace();
+        expect(')');
+        skipSpace();
+        if (peekWord("by") || peekWord("without")) {
+            if (without != null) {
+                throw error("by/without is given twice");
+            }
+            without = identifier(false).equals("without");
+            labels = labelList();
+        }
+        return new Expr.Aggregation(operator, without != null && without, labels, inner);
+    }
+
+    private List<String> labelList() throws PromQlException {
+        skipSpace();
+        expect('(');
+        List<String> labels = new ArrayList<>();
+        skipSpace();
+        while (!peekIs(')')) {
+            labels.add(identifier(false));
+            skipSpace();
+            if (peekIs(',')) {
+                pos++;
+                skipSpace();
+            } else if (!peekIs(')')) {
+                throw error("expected ',' or ')' in the label list");
+            }
+        }
+        pos++;
+        return List.copyOf(labels);
+    }
+
+    private Expr selector(String metric) throws PromQlException {
+        List<Expr.Matcher> matchers = new ArrayList<>();
+        if (metric != null) {
+            matchers.add(new Expr.Matcher("__name__", Expr.MatchOp.EQUAL, metric));
+        }
+        skipSpace();
+        if (peekIs('{')) {
+            pos++;
+            skipSpace();
+            while (!peekIs('}')) {
+                matchers.add(matcher());
+                skipSpace();
+                if (peekIs(',')) {
+                    pos++;
+                    skipSpace();
+                } else if (!peekIs('}')) {
+                    throw error("expected ',' or '}' after a label matcher");
+                }
+            }
+            pos++;
+            if (metric == null && matchers.stream().allMatch(m -> m.op() != Expr.MatchOp.EQUAL && m.op() != Expr.MatchOp.REGEX
+                    || m.value().isEmpty())) {
+                throw error("a selector needs a metric name or a matcher that does not match the empty string");
+            }
+        }
+        Expr.VectorSelector vector = new Expr.VectorSelector(List.copyOf(matchers));
+        skipSpace();
+        if (peekIs('[')) {
+            pos++;
+            skipSpace();
+            long range = duration();
+            skipSpace();
+            if (peekIs(':')) {
+                throw error("subqueries are not in the subset");
+            }
+            expect(']');
+            return new Expr.MatrixSelector(vector, range);
+        }
+        return vector;
+    }
+
+    private Expr.Matcher matcher() throws PromQlException {
+        String label = identifier(false);
+        skipSpace();
+        Expr.MatchOp op;
+        if (query.startsWith("=~", pos)) {
+            op = Expr.MatchOp.REGEX;
+        } else if (query.startsWith("!~", pos)) {
+            op = Expr.MatchOp.NOT_REGEX;
+        } else if (query.startsWith("!=", pos)) {
+            op = Expr.MatchOp.NOT_EQUAL;
+        } else if (peekIs('=')) {
+            op = Expr.MatchOp.EQUAL;
+        } else {
+            throw error("expected =, !=, =~ or !~ after label '" + label + "'");
+        }
+        pos += op.symbol().length();
+        skipSpace();
+        int start = pos;
+        String value = string();
+        if (op == Expr.MatchOp.REGEX || op == Expr.MatchOp.NOT_REGEX) {
+            try {
+                Pattern.compile(value);
+            } catch (PatternSyntaxException e) {
+                throw new PromQlException(start, "the regular expression " + value + " is not valid: " + e.getDescription());
+            }
+        }
+        return new Expr.Matcher(label, op, value);
+    }
+
+    private String string() throws PromQlException {
+        if (atEnd()) {
+            throw error("expected a quoted string");
+        }
+        char quote = peek();
+        if (quote != '"' && quote != '\'' && quote != '`') {
+            throw error("expected a quoted string");
+        }
+        int start = pos;
+        pos++;
+        StringBuilder value = new StringBuilder();
+        while (!atEnd() && peek() != quote) {
+            char c = query.charAt(pos++);
+            if (c == '\\' && quote != '`') {
+                if (atEnd()) {
+                    break;
+                }
+                char escaped = query.charAt(pos++);
+                switch (escaped) {
+                    case 'n' -> value.append('\n');
+                    case 't' -> value.append('\t');
+                    case '\\', '"', '\'' -> value.append(escaped);
+                    default -> throw new PromQlException(pos - 2, "unknown escape \\" + escaped + " in a string");
+                }
+            } else {
+                value.append(c);
+            }
+        }
+        if (atEnd()) {
+            throw new PromQlException(start, "the string has no closing " + quote);
+        }
+        pos++;
+        return value.toString();
+    }
+
+    private long duration() throws PromQlException {
+        int start = pos;
+        while (!atEnd() && (Character.isLetterOrDigit(peek()))) {
+            pos++;
+        }
+        String text = query.substring(start, pos);
+        var matcher = DURATION_PART.matcher(text);
+        long millis = 0;
+        int end = 0;
+        while (matcher.find() && matcher.start() == end) {
+            long unit = switch (matcher.group(2)) {
+                case "ms" -> 1L;
+                case "s" -> 1_000L;
+                case "m" -> 60_000L;
+                case "h" -> 3_600_000L;
+                case "d" -> 86_400_000L;
+                case "w" -> 604_800_000L;
+                default -> 31_536_000_000L;
+            };
+            try {
+                millis = Math.addExact(millis, Math.multiplyExact(Long.parseLong(matcher.group(1)), unit));
+            } catch (ArithmeticException | NumberFormatException e) {
+                throw new PromQlException(start, "the duration " + text + " is too long");
+            }
+            end = matcher.end();
+        }
+        if (text.isEmpty() || end != text.length() || millis == 0) {
+            throw new PromQlException(start, "'" + text + "' is not a duration such as 5m, 1h30m or 30s");
+        }
+        return millis;
+    }
+
+    private Expr number() throws PromQlException {
+        int start = pos;
+        if (peek() == '-' || peek() == '+') {
+            pos++;
+        }
+        while (!atEnd() && (Character.isDigit(peek()) || peek() == '.' || peek() == 'e' || peek() == 'E'
+                || (peek() == '-' || peek() == '+') && (query.charAt(pos - 1) == 'e' || query.charAt(pos - 1) == 'E'))) {
+            pos++;
+        }
+        try {
+            return new Expr.NumberLiteral(Double.parseDouble(query.substring(start, pos)));
+        } catch (NumberFormatException e) {
+            throw new PromQlException(start, "'" + query.substring(start, pos) + "' is not a number");
+        }
+    }
+
+    private String identifier(boolean metric) throws PromQlException {
+        int start = pos;
+        while (!atEnd() && (Character.isLetterOrDigit(peek()) && peek() < 128 || peek() == '_' || metric && peek() == ':')) {
+            if (pos == start && Character.isDigit(peek())) {
+                break;
+            }
+            pos++;
+        }
+        if (pos == start) {
+            throw error(atEnd() ? "unexpected end of the query" : "unexpected '" + peek() + "'");
+        }
+        return query.substring(start, pos);
+    }
+
+    private void expect(char c) throws PromQlException {
+        if (!peekIs(c)) {
+            throw error(atEnd() ? "expected '" + c + "' at the end" : "expected '" + c + "', got '" + peek() + "'");
+        }
+        pos++;
+    }
+
+    private boolean peekWord(String word) {
+        if (!query.startsWith(word, pos)) {
+            return false;
+        }
+        int after = pos + word.length();
+        return after >= query.length() || !(Character.isLetterOrDigit(query.charAt(after)) || query.charAt(after) == '_');
+    }
+
+    private boolean peekIs(char c) {
+        return !atEnd() && peek() == c;
+    }
+
+    private char peek() {
+        return query.charAt(pos);
+    }
+
+    private boolean atEnd() {
+        return pos >= query.length();
+    }
+
+    private void skipSpace() {
+        while (!atEnd() && Character.isWhitespace(peek())) {
+            pos++;
+        }
+    }
+
+    private String rest() {
+        String rest = query.substring(pos);
+        return rest.length() > 20 ? rest.substring(0, 20) + "..." : rest;
+    }
+
+    private PromQlException error(String reason) {
+        return new PromQlException(pos, reason);
+    }
+}
