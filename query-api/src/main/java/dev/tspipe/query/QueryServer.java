@@ -568,8 +568,7 @@ public final class QueryServer implements AutoCloseable {
             Downsampler.Request request = DownsampleParameters.parse(ctx.queryParam("from"), ctx.queryParam("to"),
                     ctx.queryParam("step"), ctx.queryParam("align"), ctx.queryParam("fn"), ctx.queryParam("fill"));
             Resolution source = Resolution.choose(request);
-            String store = source.rollup() == null ? StoreNames.RAW : StoreNames.rollup(source.rollup());
-            routed(ctx, store, series.distributionKey(), stores -> reader.downsample(stores, series, request, source));
+            routed(ctx, source.store(), series.distributionKey(), stores -> reader.downsample(stores, series, request, source));
         }
 
         private void latest(Context ctx) {

@@ -71,11 +71,10 @@ public final class SeriesReader {
      * A raw source with more than {@value #MAX_DOWNSAMPLE_RAW_ROWS} readings in the window is a 400.
      */
     public Answers.Downsampled downsample(Stores stores, SeriesId series, Downsampler.Request request, Resolution source) {
-        String store = source.rollup() == null ? StoreNames.RAW : StoreNames.rollup(source.rollup());
         KeyRange range = RowKey.seriesRange(layout, series, request.from(), request.to());
         List<Downsampler.Point> points;
         long[] rows = {0};
-        try (KeyValueIterator<Bytes, byte[]> scan = stores.store(store)
+        try (KeyValueIterator<Bytes, byte[]> scan = stores.store(source.store())
                 .reverseRange(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
             Iterator<Aggregate> aggregates = new Iterator<>() {
                 @Override

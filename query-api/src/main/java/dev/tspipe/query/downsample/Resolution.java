@@ -1,6 +1,7 @@
 package dev.tspipe.query.downsample;
 
 import dev.tspipe.processor.store.RollupStep;
+import dev.tspipe.processor.store.StoreNames;
 
 import java.util.List;
 
@@ -32,6 +33,11 @@ public record Resolution(RollupStep rollup) {
             }
         }
         return RAW;
+    }
+
+    /** The store the points are read from. */
+    public String store() {
+        return rollup == null ? StoreNames.RAW : StoreNames.rollup(rollup);
     }
 
     /** As answers name it: {@code raw}, {@code rollups-1m}, {@code rollups-1h}, {@code rollups-1d}. */
