@@ -54,7 +54,7 @@ final class TspipeNode implements AutoCloseable {
         settings.extra().forEach((key, value) -> {
             if (key.toString().startsWith("tspipe.")) {
                 pipeline.put(key.toString(), value);
-            } else if (AvroSerdeConfig.definition().names().contains(key.toString())) {
+            } else if (AvroSerdeConfig.isSetting(key.toString())) {
                 // The registry client's settings (Confluent's keys: basic.auth.*, schema.registry.ssl.*).
                 pipeline.put(key.toString(), value);
             } else {
@@ -83,11 +83,7 @@ final class TspipeNode implements AutoCloseable {
         }
         // The producer of HTTP writes (line protocol): the Kafka client settings of --kafka-config, the serde's keys.
         Map<String, Object> producerSettings = new HashMap<>(settings.clientSettings());
-        pipeline.forEach((key, value) -> {
-            if (AvroSerdeConfig.definition().names().contains(key)) {
-                producerSettings.put(key, value);
-            }
-        });
+        producerSettings.putAll(AvroSerdeConfig.settingsIn(pipeline));
         producerSettings.put("bootstrap.servers", settings.bootstrapServers());
         producerSettings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, settings.schemaRegistryUrl());
         // A full buffer or an unknown topic fails a write in seconds (429/503 to the client) instead of holding an HTTP

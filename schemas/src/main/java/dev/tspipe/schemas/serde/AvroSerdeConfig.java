@@ -14,6 +14,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -106,6 +107,22 @@ public final class AvroSerdeConfig extends AbstractConfig {
             throw new ConfigException(BASIC_AUTH_USER_INFO, null,
                     "must be set to user:password when " + BASIC_AUTH_CREDENTIALS_SOURCE + " is USER_INFO");
         }
+    }
+
+    /** Whether {@code key} is one of the serde's settings (Confluent's keys), which a Kafka client does not take. */
+    public static boolean isSetting(String key) {
+        return DEFINITION.names().contains(key);
+    }
+
+    /** The serde's settings among {@code settings} (a file that holds Kafka client and registry client keys). */
+    public static Map<String, Object> settingsIn(Map<?, ?> settings) {
+        Map<String, Object> serde = new HashMap<>();
+        settings.forEach((key, value) -> {
+            if (isSetting(key.toString())) {
+                serde.put(key.toString(), value);
+            }
+        });
+        return serde;
     }
 
     /** The definition of every key, for documentation. */

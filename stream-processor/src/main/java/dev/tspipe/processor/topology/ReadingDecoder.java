@@ -61,12 +61,7 @@ public final class ReadingDecoder {
     private static AvroDeserializer<Object> deserializerFor(PipelineConfig config) {
         AvroDeserializer<Object> deserializer = new AvroDeserializer<>();
         // The registry client's own settings (credentials, TLS: Confluent's keys) when the pipeline's settings have them.
-        Map<String, Object> settings = new HashMap<>();
-        config.originals().forEach((key, value) -> {
-            if (AvroSerdeConfig.definition().names().contains(key)) {
-                settings.put(key, value);
-            }
-        });
+        Map<String, Object> settings = AvroSerdeConfig.settingsIn(config.originals());
         settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl());
         deserializer.configure(settings, false);
         return deserializer;
