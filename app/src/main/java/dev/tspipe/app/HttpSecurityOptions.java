@@ -1,6 +1,7 @@
 package dev.tspipe.app;
 
 import dev.tspipe.query.tls.HttpTls;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -19,12 +20,8 @@ final class HttpSecurityOptions {
                     + "prints one). Re-read when it changes: a removed line revokes its token without a restart.")
     Path authTokens;
 
-    @Option(names = "--tls-cert", paramLabel = "FILE",
-            description = "Serve HTTPS with this certificate (PEM, the chain after it); needs --tls-key.")
-    Path tlsCert;
-
-    @Option(names = "--tls-key", paramLabel = "FILE", description = "The certificate's private key (PEM, unencrypted PKCS#8).")
-    Path tlsKey;
+    @Mixin
+    ServerTlsOptions server;
 
     @Option(names = "--tls-ca", paramLabel = "FILE",
             description = "Certificates (PEM) that the other instances' certificates are checked against when a query is "
@@ -33,17 +30,11 @@ final class HttpSecurityOptions {
 
     /** HTTPS settings when a certificate is given; a {@link UserError} when the options do not go together. */
     Optional<HttpTls> tls() {
-        if (tlsCert == null && tlsKey == null) {
-            if (tlsCa != null) {
-                throw new UserError("--tls-ca is for forwarding over HTTPS: give --tls-cert and --tls-key too, or leave it out");
-            }
-            return Optional.empty();
+        Optional<ServerTlsOptions.Certificate> certificate = server.certificate();
+        if (certificate.isEmpty() && tlsCa != null) {
+            throw new UserError("--tls-ca is for forwarding over HTTPS: give --tls-cert and --tls-key too, or leave it out");
         }
-        if (tlsCert == null || tlsKey == null) {
-            throw new UserError("HTTPS needs both --tls-cert and --tls-key (PEM files); only "
-                    + (tlsCert == null ? "--tls-key" : "--tls-cert") + " was given");
-        }
-        return Optional.of(new HttpTls(tlsCert, tlsKey, Optional.ofNullable(tlsCa)));
+        return certificate.map(c -> new HttpTls(c.certificate(), c.key(), Optional.ofNullable(tlsCa)));
     }
 
     /** The tokens file, if the API requires tokens. */

@@ -12,6 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -30,6 +31,9 @@ import java.util.concurrent.Callable;
                         + "compacted topic _schemas (created with the cluster's default replication factor), so a "
                         + "restarted registry serves the same ids. Run one registry per journal topic: it is the "
                         + "topic's only writer.",
+                "",
+                "With --tls-cert and --tls-key it serves HTTPS only; clients then trust the certificate with "
+                        + "schema.registry.ssl.truststore.location (PEM, PKCS12 or JKS).",
                 "",
                 "Options also come from TSPIPE_* environment (--port is TSPIPE_PORT). SIGTERM or Ctrl-C stops it.",
                 ""
@@ -54,13 +58,8 @@ final class RegistryCommand implements Callable<Integer> {
                     "sha256sum makes one). Clients pass http://user:pw@host:8081 or basic.auth.user.info."})
     Path users;
 
-    @Option(names = "--tls-cert", paramLabel = "FILE",
-            description = "Serve HTTPS with this certificate (PEM, the chain after it); needs --tls-key. Clients then "
-                    + "trust it with schema.registry.ssl.truststore.location (type PEM, PKCS12 or JKS).")
-    Path tlsCert;
-
-    @Option(names = "--tls-key", paramLabel = "FILE", description = "The certificate's private key (PEM, unencrypted PKCS#8).")
-    Path tlsKey;
+    @Mixin
+    ServerTlsOptions tls;
 
     @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
             description = "Address HTTP listens on (default: ${DEFAULT-VALUE}, every address).")
@@ -87,13 +86,8 @@ final class RegistryCommand implements Callable<Integer> {
                 throw new UserError("cannot use the registry users of " + users + ": " + e.getMessage() + "; check --users");
             }
         }
-        if ((tlsCert == null) != (tlsKey == null)) {
-            throw new UserError("HTTPS needs both --tls-cert and --tls-key (PEM files); only "
-                    + (tlsCert == null ? "--tls-key" : "--tls-cert") + " was given");
-        }
-        if (tlsCert != null) {
-            builder.tls(tlsCert, tlsKey);
-        }
+        Optional<ServerTlsOptions.Certificate> certificate = tls.certificate();
+        certificate.ifPresent(c -> builder.tls(c.certificate(), c.key()));
         EmbeddedSchemaRegistry registry;
         try {
             registry = builder
@@ -113,7 +107,7 @@ final class RegistryCommand implements Callable<Integer> {
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
             lifecycle.register("schema registry", registry);
             PrintWriter out = spec.commandLine().getOut();
-            out.printf("tspipe registry is running on %s://%s:%d (journal topic %s on %s%s)%n", tlsCert == null ? "http" : "https",
+            out.printf("tspipe registry is running on %s://%s:%d (journal topic %s on %s%s)%n", certificate.isEmpty() ? "http" : "https",
                     host, registry.port(), topic,
                     bootstrapServers, users == null ? "" : "; basic authentication, users of " + users);
             out.println("Press Ctrl-C to stop.");
