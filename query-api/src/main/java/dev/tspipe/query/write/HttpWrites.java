@@ -41,12 +41,19 @@ public final class HttpWrites {
     public static final int MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
     /** How long a write waits for the broker's acknowledgements before it answers 503. */
     static final Duration ACK_TIMEOUT = Duration.ofSeconds(30);
+    /** The protocol tag of the meters. */
+    private static final String LINE_PROTOCOL = "influx-line";
+    private static final String REMOTE_WRITE = "prometheus-remote-write";
 
     private final ReadingProducer producer;
     private final InfluxMapping mapping;
     private final RemoteWrite remoteWrite;
     private final Clock clock;
-    private final MeterRegistry registry;
+    private final Counter lineAccepted;
+    private final Counter lineRejected;
+    private final Counter remoteAccepted;
+    private final Counter remoteSkipped;
+    private final Counter remoteRejected;
 
     public HttpWrites(ReadingProducer producer, InfluxMapping mapping, RemoteWrite remoteWrite, MeterRegistry registry,
                       Clock clock) {
@@ -54,14 +61,21 @@ public final class HttpWrites {
         this.mapping = mapping;
         this.remoteWrite = remoteWrite;
         this.clock = clock;
-        this.registry = registry;
+        this.lineAccepted = readings(registry, LINE_PROTOCOL, "accepted");
+        this.lineRejected = requests(registry, LINE_PROTOCOL, "rejected");
+        this.remoteAccepted = readings(registry, REMOTE_WRITE, "accepted");
+        this.remoteSkipped = readings(registry, REMOTE_WRITE, "skipped");
+        this.remoteRejected = requests(registry, REMOTE_WRITE, "rejected");
     }
 
-    private void count(String protocol, String result, String meter, long amount) {
-        Counter.builder(meter).tag("protocol", protocol).tag("result", result)
-                .description(meter.endsWith("readings") ? "Readings of HTTP writes acknowledged by Kafka, or skipped (NaN)"
-                        : "HTTP writes refused (bad input, limits, Kafka unavailable)")
-                .register(registry).increment(amount);
+    private static Counter readings(MeterRegistry registry, String protocol, String result) {
+        return Counter.builder("tspipe.write.readings").tag("protocol", protocol).tag("result", result)
+                .description("Readings of HTTP writes acknowledged by Kafka, or skipped (NaN)").register(registry);
+    }
+
+    private static Counter requests(MeterRegistry registry, String protocol, String result) {
+        return Counter.builder("tspipe.write.requests").tag("protocol", protocol).tag("result", result)
+                .description("HTTP writes refused (bad input, limits, Kafka unavailable)").register(registry);
     }
 
     /**
@@ -85,10 +99,10 @@ public final class HttpWrites {
                 throw ApiException.badParameter("body", e.getMessage() + "; nothing of this body was written");
             }
             produce(readings);
-            count("influx-line", "accepted", "tspipe.write.readings", readings.size());
+            lineAccepted.increment(readings.size());
             return readings.size();
         } catch (ApiException e) {
-            count("influx-line", "rejected", "tspipe.write.requests", 1);
+            lineRejected.increment();
             throw e;
         }
     }
@@ -107,11 +121,11 @@ public final class HttpWrites {
                 throw ApiException.badParameter("body", e.getMessage() + "; nothing of this request was written");
             }
             produce(readings.readings());
-            count("prometheus-remote-write", "accepted", "tspipe.write.readings", readings.readings().size());
-            count("prometheus-remote-write", "skipped", "tspipe.write.readings", readings.skipped());
+            remoteAccepted.increment(readings.readings().size());
+            remoteSkipped.increment(readings.skipped());
             return readings.readings().size();
         } catch (ApiException e) {
-            count("prometheus-remote-write", "rejected", "tspipe.write.requests", 1);
+            remoteRejected.increment();
             throw e;
         }
     }
