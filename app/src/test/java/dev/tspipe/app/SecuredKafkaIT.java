@@ -216,10 +216,7 @@ class SecuredKafkaIT {
         assertThat(generate.err()).contains("refused this client's credentials", "--kafka-config").doesNotContain("not-the-password");
 
         Path log = workDir.resolve("node-wrong.log");
-        try (JarProcess node = JarProcess.start("node-wrong", log, "node",
-                "--bootstrap-servers", saslBootstrap, "--kafka-config", wrong.toString(),
-                "--schema-registry-url", registry.url(), "--application-id", "sasl-it-wrong", "--http-port", Integer.toString(FreePorts.next()),
-                "--state-dir", workDir.resolve("state-wrong").toString())) {
+        try (JarProcess node = startNode("node-wrong", log, wrong, "sasl-it-wrong")) {
             assertThat(node.awaitExit(HANG_GUARD)).as("the node exits by itself, with a usage error").isEqualTo(2);
         }
         assertThat(Files.readString(log)).contains("refused this client's credentials", "--kafka-config")
@@ -230,10 +227,7 @@ class SecuredKafkaIT {
     void withoutAnAclOnTheReadingsTopicTheNodeStopsAndNamesTheTopic() throws Exception {
         Path config = clientConfig("ungranted.properties", UNGRANTED_USER, PASSWORD);
         Path log = workDir.resolve("node-ungranted.log");
-        try (JarProcess node = JarProcess.start("node-ungranted", log, "node",
-                "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(),
-                "--schema-registry-url", registry.url(), "--application-id", APP + "-ungranted",
-                "--http-port", Integer.toString(FreePorts.next()), "--state-dir", workDir.resolve("state-ungranted").toString())) {
+        try (JarProcess node = startNode("node-ungranted", log, config, APP + "-ungranted")) {
             assertThat(node.awaitExit(HANG_GUARD)).as("the node exits by itself, with a usage error").isEqualTo(2);
         }
         assertThat(Files.readString(log)).contains("does not allow this client to describe the readings topic 'readings'",
@@ -244,10 +238,7 @@ class SecuredKafkaIT {
     void withoutReadOnTheReadingsTopicTheNodeSaysWhatToGrantAndKeepsTrying() throws Exception {
         Path config = clientConfig("unread.properties", UNREAD_USER, PASSWORD);
         Path log = workDir.resolve("node-unread.log");
-        try (JarProcess node = JarProcess.start("node-unread", log, "node",
-                "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(),
-                "--schema-registry-url", registry.url(), "--application-id", APP + "-unread",
-                "--http-port", Integer.toString(FreePorts.next()), "--state-dir", workDir.resolve("state-unread").toString())) {
+        try (JarProcess node = startNode("node-unread", log, config, APP + "-unread")) {
             node.awaitLineContaining("is running", HANG_GUARD);
             long deadline = System.nanoTime() + HANG_GUARD.toNanos();
             while (!Files.readString(log).contains("Kafka refused this client") && System.nanoTime() < deadline) {
@@ -258,6 +249,13 @@ class SecuredKafkaIT {
             assertThat(node.isAlive()).as("the node waits for the ACL").isTrue();
             assertThat(node.stopWithSigterm(HANG_GUARD)).isEqualTo(143);
         }
+    }
+
+    /** A node (the packaged jar) with the Kafka client settings of {@code config}, on a free port, its log to {@code log}. */
+    private static JarProcess startNode(String name, Path log, Path config, String applicationId) {
+        return JarProcess.start(name, log, "node", "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(),
+                "--schema-registry-url", registry.url(), "--application-id", applicationId,
+                "--http-port", Integer.toString(FreePorts.next()), "--state-dir", workDir.resolve("state-" + name).toString());
     }
 
     /** The client settings of docs/security.md: SCRAM over TLS, the broker's certificate trusted from a PEM file. */
