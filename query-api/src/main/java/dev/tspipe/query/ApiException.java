@@ -48,6 +48,16 @@ public final class ApiException extends RuntimeException {
         return new ApiException(400, "bad-parameter", parameter + ": " + message, null);
     }
 
+    /** 422: the request is well formed but asks for more than one answer may compute; the message says the bound. */
+    public static ApiException unprocessable(String message) {
+        return new ApiException(422, "too-much", message, null);
+    }
+
+    /** The 4xx another instance answered, handed on to the client with its status and message. */
+    public static ApiException relayed(int status, String message) {
+        return new ApiException(status, "relayed", message, null);
+    }
+
     /** 404: nothing is stored under what the request names. */
     public static ApiException notFound(String code, String message) {
         return new ApiException(404, code, message, null);

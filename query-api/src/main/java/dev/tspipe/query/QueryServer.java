@@ -20,6 +20,9 @@ import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.auth.TokenFile;
 import dev.tspipe.query.downsample.Downsampler;
 import dev.tspipe.query.downsample.Resolution;
+import dev.tspipe.query.prometheus.PartitionReads;
+import dev.tspipe.query.prometheus.PartitionSeries;
+import dev.tspipe.query.prometheus.PrometheusApi;
 import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
@@ -65,6 +68,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.function.Function;
 
 /**
@@ -106,10 +111,12 @@ public final class QueryServer implements AutoCloseable {
     private final Forwarder forwarder;
     private final SeriesRouting routing;
     private final TokenFile tokens;
+    private final PrometheusApi prometheus;
 
     private QueryServer(Javalin http, QueryMetrics metrics, String url, Forwarder forwarder, SeriesRouting routing,
-                        TokenFile tokens) {
+                        TokenFile tokens, PrometheusApi prometheus) {
         this.http = http;
+        this.prometheus = prometheus;
         this.metrics = metrics;
         this.url = url;
         this.forwarder = forwarder;
@@ -134,6 +141,7 @@ public final class QueryServer implements AutoCloseable {
     @Override
     public void close() {
         http.stop();
+        prometheus.close();
         forwarder.close();
         routing.close();
         metrics.close();
@@ -297,6 +305,7 @@ public final class QueryServer implements AutoCloseable {
             try {
                 http.start();
             } catch (RuntimeException e) {
+                routes.prometheus.close();
                 forwarder.close();
                 routing.close();
                 metrics.close();
@@ -306,7 +315,7 @@ public final class QueryServer implements AutoCloseable {
                 throw e;
             }
             QueryServer server = new QueryServer(http, metrics, (tls == null ? "http" : "https") + "://" + advertised.host()
-                    + ":" + advertised.port(), forwarder, routing, tokens);
+                    + ":" + advertised.port(), forwarder, routing, tokens, routes.prometheus);
             LOG.info("Query API listening on {}:{}, advertised as {}; {}", bindHost, http.port(), server.url(),
                     tokens == null ? "no authentication (anyone who reaches the port reads every series)"
                             : "bearer tokens of " + tokens.path() + " required");
@@ -362,6 +371,7 @@ public final class QueryServer implements AutoCloseable {
         private final TokenFile tokens;
         /** Null when the API takes no writes. */
         private final HttpWrites writes;
+        private final PrometheusApi prometheus;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
                SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
@@ -380,6 +390,7 @@ public final class QueryServer implements AutoCloseable {
             this.statistics = new LocalPartitionStatistics(streams, routing.self().host() + ":" + routing.self().port());
             this.tokens = tokens;
             this.writes = writes;
+            this.prometheus = new PrometheusApi(layout, new Partitions(), reader, this::tenantAllowed, Clock.systemUTC());
         }
 
         /** Every route, as {@code GET <path>}; the OpenAPI test compares it with the document. */
@@ -395,6 +406,8 @@ public final class QueryServer implements AutoCloseable {
         /** The write routes (POST): InfluxDB 2's and InfluxDB 1's line protocol, Prometheus remote-write. */
         static final List<String> WRITE_PATHS = List.of("/api/v2/write", "/write", "/api/v1/write");
 
+        private static final String PROMETHEUS_PREFIX = "/prometheus/";
+
         /** With tokens, the scope a route needs; {@code OPEN}: anyone (probes, the API's description). */
         private static final Scope OPEN = null;
 
@@ -409,6 +422,10 @@ public final class QueryServer implements AutoCloseable {
             get(config, PATHS.get(7), OPEN, this::ready);
             get(config, PATHS.get(8), Scope.ADMIN, this::prometheus);
             get(config, PATHS.get(9), OPEN, this::openApi);
+            prometheus.routes().forEach((path, handler) -> {
+                get(config, path, Scope.READ, handler);
+                config.routes.post(path, guarded(Scope.READ, handler));
+            });
             if (writes != null) {
                 config.routes.post(WRITE_PATHS.get(0), ctx -> write(ctx, ctx.queryParam("bucket"), "bucket"));
                 config.routes.post(WRITE_PATHS.get(1), ctx -> write(ctx, ctx.queryParam("db"), "db"));
@@ -463,12 +480,17 @@ public final class QueryServer implements AutoCloseable {
          * of a path (a trailing slash, another case) reaches a handler without it.
          */
         private void get(io.javalin.config.JavalinConfig config, String path, Scope needed, Handler handler) {
-            Handler guarded = tokens == null || needed == OPEN ? handler : ctx -> {
+            Handler guarded = guarded(needed, handler);
+            config.routes.get(path, guarded);
+            config.routes.head(path, guarded);
+        }
+
+        /** The handler, run only for a token of scope {@code needed} when tokens are on. */
+        private Handler guarded(Scope needed, Handler handler) {
+            return tokens == null || needed == OPEN ? handler : ctx -> {
                 authorize(ctx, needed);
                 handler.handle(ctx);
             };
-            config.routes.get(path, guarded);
-            config.routes.head(path, guarded);
         }
 
         /** The grant of the request's bearer token, kept for {@link #tenant}; 401 or 403 when the token does not allow the route. */
@@ -613,24 +635,34 @@ public final class QueryServer implements AutoCloseable {
          * data: the answer tells nothing about other tenants).
          */
         private String tenant(Context ctx) {
-            String tenant = ctx.queryParam("tenant");
+            String tenant = tenantAllowed(ctx, ctx.queryParam("tenant"));
+            if (layout.multiTenant() && tenant == null) {
+                throw ApiException.badParameter("tenant", "this deployment is multi-tenant: add ?tenant=<tenant id>");
+            }
+            return tenant;
+        }
+
+        /**
+         * The one tenant a request may read: none in a single-tenant deployment (naming one is a 400); else the
+         * tenant of its token (naming another is a 403), or the one it names, or null when it names none.
+         */
+        private String tenantAllowed(Context ctx, String named) {
+            boolean namesOne = named != null && !named.isEmpty();
+            if (!layout.multiTenant()) {
+                if (named != null) {
+                    throw ApiException.badParameter("tenant", "this deployment is single-tenant: remove the tenant parameter");
+                }
+                return null;
+            }
             Grant grant = ctx.attribute(GRANT);
             if (grant != null && !grant.everyTenant()) {
-                if (tenant == null || tenant.isEmpty()) {
-                    return grant.tenant();
-                }
-                if (!tenant.equals(grant.tenant())) {
+                if (namesOne && !named.equals(grant.tenant())) {
                     throw ApiException.forbidden("this token reads tenant '" + grant.tenant() + "' only; ask without the "
                             + "tenant parameter, or with tenant=" + grant.tenant());
                 }
+                return grant.tenant();
             }
-            if (layout.multiTenant() && (tenant == null || tenant.isEmpty())) {
-                throw ApiException.badParameter("tenant", "this deployment is multi-tenant: add ?tenant=<tenant id>");
-            }
-            if (!layout.multiTenant() && tenant != null) {
-                throw ApiException.badParameter("tenant", "this deployment is single-tenant: remove the tenant parameter");
-            }
-            return tenant;
+            return namesOne ? named : null;
         }
 
         private static PageRequest page(Context ctx, String kind, SeriesId series) {
@@ -675,8 +707,57 @@ public final class QueryServer implements AutoCloseable {
             }
         }
 
-        private Optional<Object> local(Function<SeriesReader.Stores, Object> read, int partition, boolean stale) {
+        private <T> Optional<T> local(Function<SeriesReader.Stores, T> read, int partition, boolean stale) {
             return LocalCopy.read(() -> read.apply(name -> store(name, partition, stale)), stale);
+        }
+
+        /** Whole partitions for the Prometheus API, read as a series is: active task, standbys, other instances. */
+        private final class Partitions implements PartitionReads {
+            @Override
+            public OptionalInt partitionCount() {
+                return routing.partitionCount();
+            }
+
+            @Override
+            public Answer read(int partition, Function<SeriesReader.Stores, PartitionSeries> read, Forwarder.Request remote) {
+                return answerOf(router.answer(StoreNames.LATEST, () -> routing.planPartition(StoreNames.LATEST, partition, false),
+                        (p, stale) -> local(read, p, stale), remote));
+            }
+
+            @Override
+            public Answer readHere(int partition, Function<SeriesReader.Stores, PartitionSeries> read) {
+                return answerOf(forwardedRouter.answer(StoreNames.LATEST,
+                        () -> routing.planPartition(StoreNames.LATEST, partition, true), (p, stale) -> local(read, p, stale), null));
+            }
+
+            private Answer answerOf(RoutedAnswer<PartitionSeries> answer) {
+                if (answer instanceof RoutedAnswer.Local<PartitionSeries> local) {
+                    return new Answer(local.value(), local.lag(), List.of());
+                }
+                if (answer instanceof RoutedAnswer.Forwarded<PartitionSeries> forwarded) {
+                    Forwarder.Answer remote = forwarded.answer();
+                    String who = forwarded.host().host() + ":" + forwarded.host().port();
+                    if (remote.status() != 200) {
+                        // A 4xx of the instance that has the partition (too many series, say) is the answer.
+                        throw ApiException.relayed(remote.status(), PrometheusApi.errorMessage(remote.body()));
+                    }
+                    metrics.forwarded();
+                    try {
+                        String lag = header(remote, LAG_HEADER);
+                        return new Answer(PartitionSeries.fromJson(remote.body()),
+                                lag == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(lag)), List.of());
+                    } catch (IOException | NumberFormatException e) {
+                        return new Answer(null, OptionalLong.empty(), List.of(who + " sent an answer that is not a "
+                                + "partition's series: " + e.getMessage()));
+                    }
+                }
+                return new Answer(null, OptionalLong.empty(), ((RoutedAnswer.NoneAnswered<PartitionSeries>) answer).attempts());
+            }
+
+            private static String header(Forwarder.Answer answer, String name) {
+                return answer.headers().entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
+                        .flatMap(e -> e.getValue().stream()).findFirst().orElse(null);
+            }
         }
 
         private ReadOnlyKeyValueStore<Bytes, byte[]> store(String name, int partition, boolean stale) {
@@ -803,6 +884,11 @@ public final class QueryServer implements AutoCloseable {
         }
 
         private static void error(Context ctx, int status, String code, String message) {
+            if (ctx.path().startsWith(PROMETHEUS_PREFIX)) {
+                // Prometheus' clients (Grafana, promtool) read its envelope, errors included.
+                ctx.status(status).contentType(JSON_TYPE).result(PrometheusApi.error(status, message));
+                return;
+            }
             json(ctx, status, new Answers.Error(code, message));
         }
     }

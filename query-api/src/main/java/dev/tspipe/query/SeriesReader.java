@@ -71,37 +71,57 @@ public final class SeriesReader {
      * A raw source with more than {@value #MAX_DOWNSAMPLE_RAW_ROWS} readings in the window is a 400.
      */
     public Answers.Downsampled downsample(Stores stores, SeriesId series, Downsampler.Request request, Resolution source) {
-        KeyRange range = RowKey.seriesRange(layout, series, request.from(), request.to());
-        List<Downsampler.Point> points;
-        long[] rows = {0};
-        try (KeyValueIterator<Bytes, byte[]> scan = stores.store(source.store())
-                .reverseRange(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
-            Iterator<Aggregate> aggregates = new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return scan.hasNext();
-                }
-
-                @Override
-                public Aggregate next() {
-                    KeyValue<Bytes, byte[]> row = scan.next();
-                    if (++rows[0] > MAX_DOWNSAMPLE_RAW_ROWS) {
-                        throw ApiException.badParameter("step", "the window holds more than " + MAX_DOWNSAMPLE_RAW_ROWS
-                                + " readings and the step is read from them (" + source.label() + "); a step that is a "
-                                + "multiple of 1m with from and to on whole minutes reads the 1-minute rollups instead");
-                    }
-                    long timestamp = RowKey.fromBytes(row.key.get(), layout).epochMillis();
-                    return source.rollup() == null ? Aggregate.reading(timestamp, RawRow.fromBytes(row.value).value())
-                            : Aggregate.rollup(timestamp, Rollup.fromBytes(row.value));
-                }
-            };
-            points = Downsampler.points(request, aggregates);
-        }
-        if (rows[0] == 0 && latest(stores, series).isEmpty()) {
+        List<Aggregate> aggregates = aggregates(stores, series, request.from(), request.to(), source, "step");
+        List<Downsampler.Point> points = Downsampler.points(request, aggregates.iterator());
+        if (aggregates.isEmpty() && latest(stores, series).isEmpty()) {
             throw unknownSeries(series);
         }
         return new Answers.Downsampled(series.tenant(), series.device(), series.metric(), request.from(), request.to(),
                 request.step(), request.align(), request.fn().label(), request.fill().label(), source.label(), points);
+    }
+
+    /**
+     * The series' readings, or its rollup buckets of {@code source}, of {@code [from, to)} in ascending time; more than
+     * {@value #MAX_DOWNSAMPLE_RAW_ROWS} rows is a 400 on {@code parameter} (what makes the read that fine).
+     */
+    public List<Aggregate> aggregates(Stores stores, SeriesId series, long from, long to, Resolution source,
+                                      String parameter) {
+        List<Aggregate> aggregates = new ArrayList<>();
+        if (from >= to) {
+            return aggregates;
+        }
+        KeyRange range = RowKey.seriesRange(layout, series, Math.max(from, RowKey.MIN_EPOCH_MILLIS), to);
+        try (KeyValueIterator<Bytes, byte[]> scan = stores.store(source.store())
+                .reverseRange(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
+            while (scan.hasNext()) {
+                KeyValue<Bytes, byte[]> row = scan.next();
+                if (aggregates.size() == MAX_DOWNSAMPLE_RAW_ROWS) {
+                    throw ApiException.badParameter(parameter, "the window holds more than " + MAX_DOWNSAMPLE_RAW_ROWS
+                            + " readings and the step is read from them (" + source.label() + "); a step that is a "
+                            + "multiple of 1m with from and to on whole minutes reads the 1-minute rollups instead");
+                }
+                long timestamp = RowKey.fromBytes(row.key.get(), layout).epochMillis();
+                aggregates.add(source.rollup() == null ? Aggregate.reading(timestamp, RawRow.fromBytes(row.value).value())
+                        : Aggregate.rollup(timestamp, Rollup.fromBytes(row.value)));
+            }
+        }
+        return aggregates;
+    }
+
+    /** The series' last reading before {@code time}, or null: one seek, the newest row of the range before it. */
+    public Aggregate readingBefore(Stores stores, SeriesId series, long time) {
+        if (time <= RowKey.MIN_EPOCH_MILLIS) {
+            return null;
+        }
+        KeyRange range = RowKey.seriesRange(layout, series, RowKey.MIN_EPOCH_MILLIS, time);
+        try (KeyValueIterator<Bytes, byte[]> scan = stores.store(StoreNames.RAW)
+                .range(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
+            if (!scan.hasNext()) {
+                return null;
+            }
+            KeyValue<Bytes, byte[]> row = scan.next();
+            return Aggregate.reading(RowKey.fromBytes(row.key.get(), layout).epochMillis(), RawRow.fromBytes(row.value).value());
+        }
     }
 
     public Optional<Answers.Latest> latest(Stores stores, SeriesId series) {

@@ -10,7 +10,8 @@ import java.util.regex.PatternSyntaxException;
  * A recursive-descent parser of the PromQL subset tspipe answers:
  *
  * <pre>
- * expr        = aggregation | call | selector | number
+ * expr        = term {binop term}                           binop: + - * / % ^, between numbers only
+ * term        = aggregation | call | selector | number | "(" expr ")"
  * aggregation = op [grouping] "(" expr ")" [grouping]        op: sum avg min max count
  * grouping    = ("by" | "without") "(" [label {"," label} [","]] ")"
  * call        = function "(" selector "[" duration "]" ")"  function: avg_over_time min_over_time max_over_time
@@ -22,7 +23,8 @@ import java.util.regex.PatternSyntaxException;
  *
  * Strings take double or single quotes with Go's escapes ({@code \\}, {@code \"}, {@code \'}, {@code \n},
  * {@code \t}) or back quotes without escapes. Anything else (binary operators, offsets, subqueries, other
- * functions) is refused with the position and what the subset takes.
+ * functions, operators between vectors) is refused with the position and what the subset takes. Operators
+ * between numbers are computed as the query is parsed ({@code 1+1}, which Grafana's "Save &amp; test" sends).
  */
 public final class PromQl {
 
@@ -48,13 +50,48 @@ public final class PromQl {
         Expr expr = parser.expr();
         parser.skipSpace();
         if (!parser.atEnd()) {
-            throw parser.error("unexpected '" + parser.rest() + "': binary operators, offset and @ are not in the subset "
-                    + "tspipe answers (docs/query-api.md)");
+            throw parser.error("unexpected '" + parser.rest() + "': offset, @ and operators between vectors are not in "
+                    + "the subset tspipe answers (docs/query-api.md)");
         }
         return expr;
     }
 
+    /** The binary operators by precedence, loosest first; {@code ^} binds to the right. */
+    private static final List<String> PRECEDENCE = List.of("+-", "*/%", "^");
+
     private Expr expr() throws PromQlException {
+        return binary(0);
+    }
+
+    private Expr binary(int level) throws PromQlException {
+        if (level == PRECEDENCE.size()) {
+            return term();
+        }
+        Expr left = binary(level + 1);
+        while (true) {
+            skipSpace();
+            if (atEnd() || PRECEDENCE.get(level).indexOf(peek()) < 0) {
+                return left;
+            }
+            int at = pos;
+            char op = query.charAt(pos++);
+            Expr right = op == '^' ? binary(level) : binary(level + 1);
+            if (!(left instanceof Expr.NumberLiteral a) || !(right instanceof Expr.NumberLiteral b)) {
+                throw new PromQlException(at, "'" + op + "' between vectors is not in the subset tspipe answers; only "
+                        + "between numbers (docs/query-api.md)");
+            }
+            left = new Expr.NumberLiteral(switch (op) {
+                case '+' -> a.value() + b.value();
+                case '-' -> a.value() - b.value();
+                case '*' -> a.value() * b.value();
+                case '/' -> a.value() / b.value();
+                case '%' -> a.value() % b.value();
+                default -> Math.pow(a.value(), b.value());
+            });
+        }
+    }
+
+    private Expr term() throws PromQlException {
         skipSpace();
         if (atEnd()) {
             throw error("an expression is missing");
@@ -62,6 +99,13 @@ public final class PromQl {
         char c = peek();
         if (c == '{') {
             return selector(null);
+        }
+        if (c == '(') {
+            pos++;
+            Expr inner = expr();
+            skipSpace();
+            expect(')');
+            return inner;
         }
         if (Character.isDigit(c) || c == '.' || c == '-' || c == '+') {
             return number();
@@ -236,6 +280,16 @@ public final class PromQl {
         }
         pos++;
         return value.toString();
+    }
+
+    /** A duration such as {@code 5m}, {@code 1h30m}, {@code 250ms} in milliseconds; a {@link PromQlException} otherwise. */
+    public static long duration(String text) throws PromQlException {
+        PromQl parser = new PromQl(text);
+        long millis = parser.duration();
+        if (!parser.atEnd()) {
+            throw parser.error("'" + text + "' is not a duration such as 5m, 1h30m or 30s");
+        }
+        return millis;
     }
 
     private long duration() throws PromQlException {

@@ -14,8 +14,10 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -89,11 +91,24 @@ public final class SeriesRouting implements AutoCloseable {
     public List<Target> plan(String store, byte[] distributionKey, boolean forwarded) {
         KeyQueryMetadata metadata = metadata(store, distributionKey);
         OptionalInt partition = metadata.partition() >= 0 ? OptionalInt.of(metadata.partition()) : partitionOf(distributionKey);
-        List<Target> plan = new ArrayList<>();
-        if (partition.isEmpty()) {
-            return plan;
+        return partition.isEmpty() ? new ArrayList<>() : plan(store, metadata, partition.getAsInt(), forwarded);
+    }
+
+    /** The targets that can answer a read of {@code store}'s partition {@code partition}, best first. */
+    public List<Target> planPartition(String store, int partition, boolean forwarded) {
+        KeyQueryMetadata metadata;
+        try {
+            metadata = streams.queryMetadataForKey(store, new byte[0],
+                    (topic, key, value, partitions) -> Optional.of(Set.of(partition)));
+        } catch (RuntimeException notYet) {
+            LOG.debug("No query metadata for store {}: {}", store, notYet.toString());
+            metadata = KeyQueryMetadata.NOT_AVAILABLE;
         }
-        int p = partition.getAsInt();
+        return plan(store, metadata, partition, forwarded);
+    }
+
+    private List<Target> plan(String store, KeyQueryMetadata metadata, int p, boolean forwarded) {
+        List<Target> plan = new ArrayList<>();
         HostInfo active = metadata.activeHost();
         boolean activeKnown = active != null && active.port() > 0 && !metadata.equals(KeyQueryMetadata.NOT_AVAILABLE);
         boolean activeHere = activeKnown && active.equals(self);
@@ -128,6 +143,12 @@ public final class SeriesRouting implements AutoCloseable {
 
     /** The partition by the producers' default partitioner, once the input topic's partition count is known. */
     private OptionalInt partitionOf(byte[] key) {
+        OptionalInt count = partitionCount();
+        return count.isEmpty() ? count : OptionalInt.of(DevicePartitioner.partitionOf(key, count.getAsInt()));
+    }
+
+    /** The input topic's partition count, as the assignment of the running application shows it; empty before. */
+    public OptionalInt partitionCount() {
         int count = partitionCount.get();
         if (count == 0) {
             try {
@@ -143,11 +164,11 @@ public final class SeriesRouting implements AutoCloseable {
             }
             // Only a complete assignment names every partition; remember it, not a partial one.
             if (count == 0 || streams.state() != KafkaStreams.State.RUNNING) {
-                return count == 0 ? OptionalInt.empty() : OptionalInt.of(DevicePartitioner.partitionOf(key, count));
+                return count == 0 ? OptionalInt.empty() : OptionalInt.of(count);
             }
             partitionCount.set(count);
         }
-        return OptionalInt.of(DevicePartitioner.partitionOf(key, count));
+        return OptionalInt.of(count);
     }
 
     /**

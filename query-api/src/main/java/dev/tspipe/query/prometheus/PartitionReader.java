@@ -1,0 +1,117 @@
+package dev.tspipe.query.prometheus;
+
+import dev.tspipe.processor.keys.InvalidKeyException;
+import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.KeyRange;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.processor.rows.LatestReading;
+import dev.tspipe.processor.store.StoreNames;
+import dev.tspipe.query.ApiException;
+import dev.tspipe.query.SeriesReader;
+import dev.tspipe.query.downsample.Aggregate;
+import dev.tspipe.query.downsample.Resolution;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads a query's series from the stores of one partition: the series come from the latest-reading store (one
+ * key per series), their values from the raw or rollup store that {@link Leaf#resolution} names.
+ */
+public final class PartitionReader {
+
+    /** The most series one query reads (docs/query-api.md, "Prometheus API"). */
+    public static final int MAX_SERIES = 10_000;
+    /** The most points (series times instants) one query computes; Prometheus' own default is 50,000,000. */
+    public static final long MAX_POINTS = 5_000_000;
+
+    private final KeyLayout layout;
+    private final SeriesReader reader;
+
+    public PartitionReader(KeyLayout layout, SeriesReader reader) {
+        this.layout = layout;
+        this.reader = reader;
+    }
+
+    /** The partition's series that {@code selection} picks and whose newest reading is at or after {@code since}. */
+    public PartitionSeries series(SeriesReader.Stores stores, SeriesSelection selection, long since) {
+        return new PartitionSeries(select(stores, selection, since));
+    }
+
+    /** The partition's series that the leaf's selector picks, with the leaf's value at each instant. */
+    public PartitionSeries values(SeriesReader.Stores stores, Leaf leaf, Instants instants) {
+        // A series whose newest reading is before the first window has no point in any.
+        List<PartitionSeries.Values> selected = select(stores, leaf.selection(), leaf.readFrom(instants));
+        requireBounded(selected.size(), instants);
+        Resolution source = leaf.resolution(instants);
+        List<PartitionSeries.Values> answer = new ArrayList<>(selected.size());
+        for (PartitionSeries.Values one : selected) {
+            List<Aggregate> aggregates = reader.aggregates(stores, one.series(), leaf.readFrom(instants), instants.end(),
+                    source, "step");
+            Aggregate before = leaf.function().needsReadings()
+                    ? reader.readingBefore(stores, one.series(), leaf.readFrom(instants)) : null;
+            answer.add(new PartitionSeries.Values(one.series(), one.latest(), leaf.evaluate(instants, aggregates, before)));
+        }
+        return new PartitionSeries(answer);
+    }
+
+    /** 422 when a query would compute more than it may. */
+    static void requireBounded(long series, Instants instants) {
+        if (series > MAX_SERIES) {
+            throw ApiException.unprocessable("the selector picks more than " + MAX_SERIES + " series; narrow it (a device, "
+                    + "a metric name)");
+        }
+        if (series * instants.count() > MAX_POINTS) {
+            throw ApiException.unprocessable("the query would compute " + series * instants.count() + " points ("
+                    + series + " series x " + instants.count() + " instants); at most " + MAX_POINTS
+                    + ": a longer step, a shorter range or fewer series");
+        }
+    }
+
+    private List<PartitionSeries.Values> select(SeriesReader.Stores stores, SeriesSelection selection, long since) {
+        ReadOnlyKeyValueStore<Bytes, byte[]> latest = stores.store(StoreNames.LATEST);
+        Optional<KeyRange> range;
+        try {
+            range = scanRange(selection);
+        } catch (InvalidKeyException notAKey) {
+            return List.of();   // the device named is one no key can hold (too long, say): no series has it
+        }
+        List<PartitionSeries.Values> selected = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> rows = range.isPresent()
+                ? latest.range(Bytes.wrap(range.get().from()), Bytes.wrap(range.get().toExclusive())) : latest.all()) {
+            while (rows.hasNext()) {
+                KeyValue<Bytes, byte[]> row = rows.next();
+                // Latest keys are series prefixes; with a timestamp appended they decode as row keys.
+                SeriesId series = RowKey.fromBytes(RowKey.withTimestamp(row.key.get(), 0), layout).series();
+                if (!selection.matches(series)) {
+                    continue;
+                }
+                long newest = LatestReading.fromBytes(row.value).epochMillis();
+                if (newest < since) {
+                    continue;
+                }
+                if (selected.size() == MAX_SERIES) {
+                    requireBounded(MAX_SERIES + 1, Instants.single(0));
+                }
+                selected.add(new PartitionSeries.Values(series, newest, null));
+            }
+        }
+        return selected;
+    }
+
+    /** The keys of the one device (an {@link InvalidKeyException} when no key can hold its name) the selector names, when it names one (and its tenant is known); else every key. */
+    private Optional<KeyRange> scanRange(SeriesSelection selection) {
+        Optional<String> device = selection.device();
+        Optional<String> tenant = selection.tenant();
+        if (device.isEmpty() || layout.multiTenant() && tenant.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(RowKey.deviceRange(layout, layout.multiTenant() ? tenant.get() : null, device.get()));
+    }
+}

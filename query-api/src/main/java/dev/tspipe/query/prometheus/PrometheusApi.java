@@ -1,0 +1,528 @@
+package dev.tspipe.query.prometheus;
+
+import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.processor.topology.DevicePartitioner;
+import dev.tspipe.query.ApiException;
+import dev.tspipe.query.QueryServer;
+import dev.tspipe.query.SeriesReader;
+import dev.tspipe.query.promql.Expr;
+import dev.tspipe.query.promql.PromQl;
+import dev.tspipe.query.promql.PromQlException;
+import dev.tspipe.query.routing.Forwarder;
+import io.javalin.http.Context;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.stream.IntStream;
+
+/**
+ * Prometheus' HTTP API (its docs/querying/api.md) under {@code /prometheus/api/v1/}, for Grafana's Prometheus data
+ * source and Prometheus' own tools: {@code query}, {@code query_range}, {@code series}, {@code labels},
+ * {@code label/{name}/values} and {@code metadata}, by GET or by POST with a form body (docs/query-api.md,
+ * "Prometheus API").
+ *
+ * <p>A query reads partitions, not single series: its leaf is computed by the instance that has each partition it
+ * needs (the one partition of a device named with {@code device="..."}, else all of them, each read the way a
+ * series is: active task, standby, forwarded; in parallel), and the instance that was asked aggregates. A partition
+ * that no copy can answer makes the answer a 503: a dashboard then shows an error rather than a line that is
+ * silently short. A partition read from a standby is named in the answer's {@code warnings}.
+ */
+public final class PrometheusApi implements AutoCloseable {
+
+    /** The route other instances are asked for one partition's part of a query. */
+    public static final String PARTITION_PATH = "/prometheus/internal/partition";
+
+    private final KeyLayout layout;
+    private final PartitionReads reads;
+    private final PartitionReader reader;
+    private final BiFunction<Context, String, String> tenantOnly;
+    private final Clock clock;
+    private final ExecutorService fanOut = Executors.newFixedThreadPool(8, task -> {
+        Thread thread = new Thread(task, "prometheus-fan-out");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /**
+     * @param tenantOnly the one tenant a request may read, from the request and its {@code tenant} parameter (null when
+     *                   absent): its token's, or the one it names, or null for any; throws the 403 of a request for
+     *                   another tenant than its token's, the 400 of a tenant in a single-tenant deployment
+     */
+    public PrometheusApi(KeyLayout layout, PartitionReads reads, SeriesReader seriesReader,
+                         BiFunction<Context, String, String> tenantOnly, Clock clock) {
+        this.layout = layout;
+        this.reads = reads;
+        this.reader = new PartitionReader(layout, seriesReader);
+        this.tenantOnly = tenantOnly;
+        this.clock = clock;
+    }
+
+    /** The routes, each for GET and POST: path, then handler. */
+    public Map<String, io.javalin.http.Handler> routes() {
+        Map<String, io.javalin.http.Handler> routes = new LinkedHashMap<>();
+        routes.put("/prometheus/api/v1/query", this::query);
+        routes.put("/prometheus/api/v1/query_range", this::queryRange);
+        routes.put("/prometheus/api/v1/series", this::series);
+        routes.put("/prometheus/api/v1/labels", this::labels);
+        routes.put("/prometheus/api/v1/label/{name}/values", this::labelValues);
+        routes.put("/prometheus/api/v1/metadata", this::metadata);
+        routes.put("/prometheus/api/v1/query_exemplars", ctx -> answer(ctx, PromJson.strings(List.of()), List.of()));
+        routes.put("/prometheus/api/v1/rules", ctx -> answer(ctx, json -> {
+            json.writeStartObject();
+            json.writeArrayFieldStart("groups");
+            json.writeEndArray();
+            json.writeEndObject();
+        }, List.of()));
+        routes.put(PARTITION_PATH, this::partition);
+        return routes;
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Queries
+
+    private void query(Context ctx) {
+        long time = time(ctx, "time", clock.millis());
+        PromQuery query = parse(ctx);
+        if (query.isNumber()) {
+            answer(ctx, PromJson.scalar(query.number(), time), List.of());
+            return;
+        }
+        List<String> warnings = new ArrayList<>();
+        Instants at = Instants.single(time);
+        List<PromQuery.Labeled> result = query.evaluate(values(ctx, query, at, warnings));
+        answer(ctx, PromJson.vector(result, time), warnings);
+    }
+
+    private void queryRange(Context ctx) {
+        long start = time(ctx, "start", null);
+        long end = time(ctx, "end", null);
+        long step = duration(ctx, "step", null);
+        if (end < start) {
+            throw ApiException.badParameter("end", "end timestamp must not be before start time");
+        }
+        if (step <= 0) {
+            throw ApiException.badParameter("step", "zero or negative query resolution step widths are not accepted. "
+                    + "Try a positive integer");
+        }
+        if ((end - start) / step >= Instants.MAX_POINTS) {
+            throw ApiException.badParameter("step", "exceeded maximum resolution of " + Instants.MAX_POINTS + " points per "
+                    + "timeseries. Try decreasing the query resolution (?step=XX)");
+        }
+        Instants instants = new Instants(start, end, step);
+        PromQuery query = parse(ctx);
+        if (query.isNumber()) {
+            double[] values = new double[instants.count()];
+            java.util.Arrays.fill(values, query.number());
+            answer(ctx, PromJson.matrix(List.of(new PromQuery.Labeled(Map.of(), values)), instants), List.of());
+            return;
+        }
+        List<String> warnings = new ArrayList<>();
+        List<PromQuery.Labeled> result = query.evaluate(values(ctx, query, instants, warnings));
+        answer(ctx, PromJson.matrix(result, instants), warnings);
+    }
+
+    private PromQuery parse(Context ctx) {
+        String text = required(ctx, "query");
+        try {
+            return PromQuery.parse(text, lookback(ctx), tenant(ctx));
+        } catch (PromQlException e) {
+            throw ApiException.badParameter("query", e.getMessage());
+        }
+    }
+
+    /** The leaf's values of every series it picks, from every partition it needs. */
+    private List<PartitionSeries.Values> values(Context ctx, PromQuery query, Instants instants, List<String> warnings) {
+        Leaf leaf = query.leaf();
+        Map<String, List<String>> internal = new LinkedHashMap<>();
+        internal.put("mode", List.of("values"));
+        internal.put("query", List.of(required(ctx, "query")));
+        internal.put("start_ms", List.of(Long.toString(instants.start())));
+        internal.put("end_ms", List.of(Long.toString(instants.end())));
+        internal.put("step_ms", List.of(Long.toString(instants.step())));
+        internal.put("lookback_ms", List.of(Long.toString(lookback(ctx))));
+        List<PartitionSeries.Values> values = gather(ctx, List.of(leaf.selection()), internal,
+                stores -> reader.values(stores, leaf, instants), warnings);
+        PartitionReader.requireBounded(values.size(), instants);
+        return values;
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Series, labels, metadata
+
+    private void series(Context ctx) {
+        if (params(ctx, "match[]").isEmpty()) {
+            throw ApiException.badParameter("match[]", "no match[] parameter provided");
+        }
+        List<String> warnings = new ArrayList<>();
+        List<Map<String, String>> sets = limited(ctx, selected(ctx, warnings).stream().map(SeriesSelection::labels).toList(),
+                warnings);
+        answer(ctx, PromJson.labelSets(sets), warnings);
+    }
+
+    private void labels(Context ctx) {
+        List<String> warnings = new ArrayList<>();
+        Set<String> names = new TreeSet<>();
+        selected(ctx, warnings).forEach(series -> names.addAll(SeriesSelection.labels(series).keySet()));
+        answer(ctx, PromJson.strings(limited(ctx, List.copyOf(names), warnings)), warnings);
+    }
+
+    private void labelValues(Context ctx) {
+        String name = ctx.pathParam("name");
+        List<String> warnings = new ArrayList<>();
+        Set<String> values = new TreeSet<>();
+        selected(ctx, warnings).forEach(series -> {
+            String value = SeriesSelection.labels(series).get(name);
+            if (value != null) {
+                values.add(value);
+            }
+        });
+        answer(ctx, PromJson.strings(limited(ctx, List.copyOf(values), warnings)), warnings);
+    }
+
+    private void metadata(Context ctx) {
+        List<String> warnings = new ArrayList<>();
+        String metric = param(ctx, "metric");
+        Set<String> metrics = new TreeSet<>();
+        selected(ctx, warnings).forEach(series -> metrics.add(series.metric()));
+        if (metric != null && !metric.isEmpty()) {
+            metrics.retainAll(Set.of(metric));
+        }
+        answer(ctx, PromJson.metadata(limited(ctx, List.copyOf(metrics), warnings)), warnings);
+    }
+
+    /** The series that any {@code match[]} picks (every series without one), whose newest reading is at or after {@code start}. */
+    private List<SeriesId> selected(Context ctx, List<String> warnings) {
+        List<String> matches = params(ctx, "match[]");
+        String tenant = tenant(ctx);
+        List<SeriesSelection> selections = new ArrayList<>();
+        for (String match : matches) {
+            try {
+                Expr expr = PromQl.parse(match);
+                if (!(expr instanceof Expr.VectorSelector selector)) {
+                    throw ApiException.badParameter("match[]", "'" + match + "' is not a series selector such as "
+                            + "metric{device=\"d\"}");
+                }
+                selections.add(new SeriesSelection(selector.matchers(), tenant));
+            } catch (PromQlException e) {
+                throw ApiException.badParameter("match[]", e.getMessage());
+            }
+        }
+        if (selections.isEmpty()) {
+            selections.add(new SeriesSelection(List.of(), tenant));
+        }
+        long since = time(ctx, "start", Long.MIN_VALUE);
+        Map<String, List<String>> internal = new LinkedHashMap<>();
+        internal.put("mode", List.of("series"));
+        internal.put("match[]", matches);
+        internal.put("since_ms", List.of(Long.toString(since)));
+        List<SeriesId> series = new ArrayList<>();
+        gather(ctx, selections, internal, stores -> seriesOf(stores, selections, since), warnings)
+                .forEach(one -> series.add(one.series()));
+        series.sort(java.util.Comparator.comparing(s -> SeriesSelection.labels(s).toString()));
+        return series;
+    }
+
+    private PartitionSeries seriesOf(SeriesReader.Stores stores, List<SeriesSelection> selections, long since) {
+        Map<SeriesId, PartitionSeries.Values> union = new LinkedHashMap<>();
+        for (SeriesSelection selection : selections) {
+            reader.series(stores, selection, since).series().forEach(one -> union.putIfAbsent(one.series(), one));
+        }
+        return new PartitionSeries(List.copyOf(union.values()));
+    }
+
+    private <T> List<T> limited(Context ctx, List<T> all, List<String> warnings) {
+        String text = param(ctx, "limit");
+        if (text == null || text.isEmpty()) {
+            return all;
+        }
+        int limit;
+        try {
+            limit = Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw ApiException.badParameter("limit", "'" + text + "' is not a whole number");
+        }
+        if (limit <= 0 || all.size() <= limit) {
+            return all;
+        }
+        warnings.add("results truncated due to limit");
+        return all.subList(0, limit);
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Partitions
+
+    /**
+     * Every partition's part, read in parallel: the one partition of the device when every selection names the same
+     * device (and its tenant is known), else all. A partition that no copy can answer is a 503.
+     */
+    private List<PartitionSeries.Values> gather(Context ctx, List<SeriesSelection> selections,
+                                                Map<String, List<String>> internal,
+                                                Function<SeriesReader.Stores, PartitionSeries> local, List<String> warnings) {
+        int count = reads.partitionCount().orElseThrow(() -> ApiException.unavailable("the application has not started "
+                + "yet: its partitions are not known; retry"));
+        String tenant = tenant(ctx);
+        if (tenant != null) {
+            internal.put("tenant", List.of(tenant));
+        }
+        List<Integer> partitions = onePartition(selections, count).map(List::of)
+                .orElseGet(() -> IntStream.range(0, count).boxed().toList());
+        String authorization = ctx.header("Authorization");
+        List<CompletableFuture<PartitionReads.Answer>> answers = partitions.stream().map(p -> CompletableFuture.supplyAsync(
+                () -> reads.read(p, local, new Forwarder.Request(PARTITION_PATH + "?partition=" + p + "&" + encode(internal),
+                        authorization)), fanOut)).toList();
+        List<PartitionSeries.Values> values = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (int i = 0; i < partitions.size(); i++) {
+            PartitionReads.Answer answer;
+            try {
+                answer = answers.get(i).join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof RuntimeException cause) {
+                    throw cause;
+                }
+                throw e;
+            }
+            int partition = partitions.get(i);
+            if (!answer.answered()) {
+                failures.add("partition " + partition + ": " + String.join("; ", answer.failures()));
+                continue;
+            }
+            answer.lag().ifPresent(lag -> warnings.add("partition " + partition + " was read from a copy " + lag
+                    + " records behind (a standby, while the partition moves between instances)"));
+            values.addAll(answer.series().series());
+        }
+        if (!failures.isEmpty()) {
+            throw ApiException.unavailable("no instance can answer for " + failures.size() + " of the " + partitions.size()
+                    + " partitions the query needs right now (" + String.join(" | ", failures) + "); retry");
+        }
+        return values;
+    }
+
+    private Optional<Integer> onePartition(List<SeriesSelection> selections, int count) {
+        String key = null;
+        for (SeriesSelection selection : selections) {
+            Optional<String> device = selection.device();
+            Optional<String> tenant = selection.tenant();
+            if (device.isEmpty() || layout.multiTenant() && tenant.isEmpty()) {
+                return Optional.empty();
+            }
+            String one = layout.multiTenant() ? tenant.get() + "/" + device.get() : device.get();
+            if (key != null && !key.equals(one)) {
+                return Optional.empty();
+            }
+            key = one;
+        }
+        return Optional.of(DevicePartitioner.partitionOf(key.getBytes(StandardCharsets.UTF_8), count));
+    }
+
+    /** The internal route: this instance's copy of one partition computes a query's leaf or lists its series. */
+    private void partition(Context ctx) {
+        int partition = (int) number(ctx, "partition");
+        String mode = required(ctx, "mode");
+        Function<SeriesReader.Stores, PartitionSeries> local;
+        if (mode.equals("values")) {
+            PromQuery query;
+            try {
+                query = PromQuery.parse(required(ctx, "query"), number(ctx, "lookback_ms"), tenant(ctx));
+            } catch (PromQlException e) {
+                throw ApiException.badParameter("query", e.getMessage());
+            }
+            if (query.isNumber()) {
+                throw ApiException.badParameter("query", "a number reads no partition");
+            }
+            Instants instants = new Instants(number(ctx, "start_ms"), number(ctx, "end_ms"), number(ctx, "step_ms"));
+            local = stores -> reader.values(stores, query.leaf(), instants);
+        } else if (mode.equals("series")) {
+            String tenant = tenant(ctx);
+            List<SeriesSelection> selections = new ArrayList<>();
+            for (String match : params(ctx, "match[]")) {
+                try {
+                    selections.add(new SeriesSelection(((Expr.VectorSelector) PromQl.parse(match)).matchers(), tenant));
+                } catch (PromQlException | ClassCastException e) {
+                    throw ApiException.badParameter("match[]", "'" + match + "' is not a series selector");
+                }
+            }
+            if (selections.isEmpty()) {
+                selections.add(new SeriesSelection(List.of(), tenant));
+            }
+            long since = number(ctx, "since_ms");
+            local = stores -> seriesOf(stores, selections, since);
+        } else {
+            throw ApiException.badParameter("mode", "'" + mode + "' is not values or series");
+        }
+        PartitionReads.Answer answer = reads.readHere(partition, local);
+        if (!answer.answered()) {
+            // 503: the instance that asked tries the partition's next copy.
+            throw ApiException.unavailable(String.join("; ", answer.failures()));
+        }
+        answer.lag().ifPresent(lag -> {
+            ctx.header(QueryServer.STALE_HEADER, "true");
+            ctx.header(QueryServer.LAG_HEADER, Long.toString(lag));
+        });
+        ctx.contentType("application/json").result(answer.series().toJson());
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Parameters: from the query string or a form body, as Prometheus takes them
+
+    private String tenant(Context ctx) {
+        return tenantOnly.apply(ctx, param(ctx, "tenant"));
+    }
+
+    private static String param(Context ctx, String name) {
+        String value = ctx.queryParam(name);
+        if (value == null && isForm(ctx)) {
+            value = ctx.formParam(name);
+        }
+        return value;
+    }
+
+    private static List<String> params(Context ctx, String name) {
+        List<String> values = new ArrayList<>(ctx.queryParams(name));
+        if (isForm(ctx)) {
+            values.addAll(ctx.formParams(name));
+        }
+        return values;
+    }
+
+    private static boolean isForm(Context ctx) {
+        String type = ctx.contentType();
+        return ctx.method().name().equals("POST") && type != null
+                && type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded");
+    }
+
+    private static String required(Context ctx, String name) {
+        String value = param(ctx, name);
+        if (value == null || value.isEmpty()) {
+            throw ApiException.badParameter(name, "missing");
+        }
+        return value;
+    }
+
+    private static long number(Context ctx, String name) {
+        String text = required(ctx, name);
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw ApiException.badParameter(name, "'" + text + "' is not a whole number");
+        }
+    }
+
+    /** A time: unix seconds with up to millisecond decimals, or RFC 3339; {@code fallback} when absent (null: required). */
+    static long time(Context ctx, String name, Long fallback) {
+        String text = param(ctx, name);
+        if (text == null || text.isEmpty()) {
+            if (fallback == null) {
+                throw ApiException.badParameter(name, "missing: a time as unix seconds (1700000000.5) or RFC 3339");
+            }
+            return fallback;
+        }
+        try {
+            return new BigDecimal(text).movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact();
+        } catch (NumberFormatException | ArithmeticException notANumber) {
+            try {
+                return OffsetDateTime.parse(text).toInstant().toEpochMilli();
+            } catch (DateTimeParseException e) {
+                throw ApiException.badParameter(name, "cannot parse \"" + text + "\" to a valid timestamp: unix seconds "
+                        + "(1700000000.5) or RFC 3339 (2026-12-02T10:00:00Z)");
+            }
+        }
+    }
+
+    /** A duration: seconds as a number ({@code 15}, {@code 0.5}, as Grafana sends steps) or PromQL's ({@code 15s}, {@code 1m30s}). */
+    static long duration(Context ctx, String name, Long fallback) {
+        String text = param(ctx, name);
+        if (text == null || text.isEmpty()) {
+            if (fallback == null) {
+                throw ApiException.badParameter(name, "missing: a duration such as 15s, 1m or 15 (seconds)");
+            }
+            return fallback;
+        }
+        try {
+            return new BigDecimal(text).movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact();
+        } catch (NumberFormatException | ArithmeticException notANumber) {
+            try {
+                return PromQl.duration(text);
+            } catch (PromQlException e) {
+                throw ApiException.badParameter(name, "cannot parse \"" + text + "\" to a valid duration such as 15s, "
+                        + "1m30s or 15 (seconds)");
+            }
+        }
+    }
+
+    private static long lookback(Context ctx) {
+        long lookback = duration(ctx, "lookback_delta", Leaf.DEFAULT_LOOKBACK_MILLIS);
+        if (lookback <= 0) {
+            throw ApiException.badParameter("lookback_delta", "must be longer than 0");
+        }
+        return lookback;
+    }
+
+    private static String encode(Map<String, List<String>> parameters) {
+        StringBuilder query = new StringBuilder();
+        parameters.forEach((name, values) -> values.forEach(value -> {
+            if (!query.isEmpty()) {
+                query.append('&');
+            }
+            query.append(URLEncoder.encode(name, StandardCharsets.UTF_8)).append('=')
+                    .append(URLEncoder.encode(value, StandardCharsets.UTF_8));
+        }));
+        return query.toString();
+    }
+
+    private static void answer(Context ctx, PromJson.Data data, List<String> warnings) {
+        ctx.contentType("application/json").result(PromJson.success(data, warnings));
+    }
+
+    /** The Prometheus envelope of an error: {@code errorType} from the status as Prometheus maps them. */
+    public static byte[] error(int status, String message) {
+        String type = switch (status) {
+            case 400 -> "bad_data";
+            case 422 -> "execution";
+            case 404 -> "not_found";
+            case 503 -> "unavailable";
+            case 500 -> "internal";
+            case 401 -> "unauthorized";
+            case 403 -> "forbidden";
+            default -> status >= 500 ? "internal" : "bad_data";
+        };
+        return PromJson.error(type, message);
+    }
+
+    /** The message of an error in Prometheus' envelope, or the body itself when it is not one. */
+    public static String errorMessage(byte[] body) {
+        try {
+            String message = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body).path("error").asText(null);
+            if (message != null) {
+                return message;
+            }
+        } catch (java.io.IOException notJson) {
+            // the body as it is, below
+        }
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        fanOut.shutdownNow();
+    }
+}

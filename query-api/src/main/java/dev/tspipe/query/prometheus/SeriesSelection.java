@@ -1,0 +1,102 @@
+package dev.tspipe.query.prometheus;
+
+import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.query.promql.Expr;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+
+/**
+ * Which series a PromQL selector picks. A series has the labels {@code __name__} (its metric), {@code device}
+ * and, in a multi-tenant deployment, {@code tenant}; every other label is absent, which PromQL treats as the
+ * empty string ({@code job=""} matches every series, {@code job="x"} none). Regular expressions are anchored
+ * at both ends, as in Prometheus.
+ *
+ */
+public final class SeriesSelection {
+
+    public static final String NAME = "__name__";
+    public static final String DEVICE = "device";
+    public static final String TENANT = "tenant";
+
+    private final List<Expr.Matcher> matchers;
+    private final List<Predicate<String>> tests;
+    private final String tenantOnly;
+
+    /**
+     * @param matchers   the selector's matchers
+     * @param tenantOnly the one tenant the caller may read (a token bound to a tenant, or {@code tenant=}), or null for any
+     */
+    public SeriesSelection(List<Expr.Matcher> matchers, String tenantOnly) {
+        this.matchers = List.copyOf(matchers);
+        this.tests = matchers.stream().map(SeriesSelection::test).toList();
+        this.tenantOnly = tenantOnly;
+    }
+
+    public List<Expr.Matcher> matchers() {
+        return matchers;
+    }
+
+    /** The labels of a series, in Prometheus' order: {@code __name__} first. */
+    public static Map<String, String> labels(SeriesId series) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(NAME, series.metric());
+        labels.put(DEVICE, series.device());
+        if (series.tenant() != null) {
+            labels.put(TENANT, series.tenant());
+        }
+        return labels;
+    }
+
+    public boolean matches(SeriesId series) {
+        if (tenantOnly != null && !tenantOnly.equals(series.tenant())) {
+            return false;
+        }
+        for (int i = 0; i < matchers.size(); i++) {
+            if (!tests.get(i).test(valueOf(series, matchers.get(i).label()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The test of one matcher on a label's value ("" when the series has not got the label). */
+    private static Predicate<String> test(Expr.Matcher matcher) {
+        String value = matcher.value();
+        return switch (matcher.op()) {
+            case EQUAL -> value::equals;
+            case NOT_EQUAL -> Predicate.not(value::equals);
+            case REGEX -> Pattern.compile(value, Pattern.DOTALL).asMatchPredicate();
+            case NOT_REGEX -> Pattern.compile(value, Pattern.DOTALL).asMatchPredicate().negate();
+        };
+    }
+
+    private static String valueOf(SeriesId series, String label) {
+        String value = switch (label) {
+            case NAME -> series.metric();
+            case DEVICE -> series.device();
+            case TENANT -> series.tenant();
+            default -> null;
+        };
+        return value == null ? "" : value;
+    }
+
+    /** The device when an {@code =} matcher names it: the series are then all in that device's partition. */
+    public Optional<String> device() {
+        return equalTo(DEVICE);
+    }
+
+    /** The tenant when the caller may read one only, or an {@code =} matcher names it. */
+    public Optional<String> tenant() {
+        return tenantOnly != null ? Optional.of(tenantOnly) : equalTo(TENANT);
+    }
+
+    private Optional<String> equalTo(String label) {
+        return matchers.stream().filter(m -> m.label().equals(label) && m.op() == Expr.MatchOp.EQUAL && !m.value().isEmpty())
+                .map(Expr.Matcher::value).findFirst();
+    }
+}
