@@ -53,8 +53,10 @@ class LeafTest {
                     function.needsReadings() ? before(readings, leaf.readFrom(instants)) : null);
             String what = "seed " + seed + ", round " + round + ": " + function + " range " + range + " step " + step
                     + " from " + resolution.label();
+            TreeMap<Long, Double> byTime = asMap(readings);
             for (int i = 0; i < instants.count(); i++) {
-                double expected = oracle(function, readings, instants.at(i) - range, instants.at(i), range);
+                double expected = PromOracle.at(function.name().toLowerCase(java.util.Locale.ROOT), byTime,
+                        instants.at(i), range);
                 if (Double.isNaN(expected)) {
                     assertThat(actual[i]).as(what + ", instant " + i + " has no point").isNaN();
                 } else {
@@ -138,6 +140,12 @@ class LeafTest {
         return stored;
     }
 
+    private static TreeMap<Long, Double> asMap(List<Reading> readings) {
+        TreeMap<Long, Double> map = new TreeMap<>();
+        readings.forEach(r -> map.put(r.timestamp, r.value));
+        return map;
+    }
+
     private static Aggregate before(List<Reading> readings, long time) {
         Reading last = null;
         for (Reading r : readings) {
@@ -146,38 +154,5 @@ class LeafTest {
             }
         }
         return last == null ? null : Aggregate.reading(last.timestamp, last.value);
-    }
-
-    private static double oracle(RangeFunction function, List<Reading> readings, long from, long to, long range) {
-        List<Double> window = readings.stream().filter(r -> r.timestamp >= from && r.timestamp < to).map(Reading::value).toList();
-        if (function == RangeFunction.INCREASE || function == RangeFunction.RATE) {
-            List<Double> sequence = new ArrayList<>();
-            Aggregate before = before(readings, from);
-            if (before != null) {
-                sequence.add(before.last());
-            }
-            sequence.addAll(window);
-            if (window.isEmpty() || sequence.size() < 2) {
-                return Double.NaN;
-            }
-            double growth = 0;
-            for (int i = 1; i < sequence.size(); i++) {
-                double delta = sequence.get(i) - sequence.get(i - 1);
-                growth += delta >= 0 ? delta : sequence.get(i);
-            }
-            return function == RangeFunction.RATE ? growth / (range / 1000.0) : growth;
-        }
-        if (window.isEmpty()) {
-            return Double.NaN;
-        }
-        return switch (function) {
-            case AVG_OVER_TIME -> window.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
-            case MIN_OVER_TIME -> window.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-            case MAX_OVER_TIME -> window.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
-            case SUM_OVER_TIME -> window.stream().mapToDouble(Double::doubleValue).sum();
-            case COUNT_OVER_TIME -> window.size();
-            case LAST_OVER_TIME, SELECTOR -> window.get(window.size() - 1);
-            default -> throw new IllegalStateException();
-        };
     }
 }
