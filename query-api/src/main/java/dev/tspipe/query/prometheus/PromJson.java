@@ -7,6 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -178,7 +180,18 @@ final class PromJson {
         if (value == 0) {
             return (1 / value < 0) ? "-0" : "0";
         }
-        return new BigDecimal(Double.toString(value)).stripTrailingZeros().toPlainString();
+        String digits = Double.toString(value);
+        if (digits.length() > 17) {
+            // Java 17's Double.toString sometimes gives more digits than needed (JDK-4511638, fixed in 19): the
+            // fewest significant digits that read back as the same double, as Go's FormatFloat(v, 'f', -1, 64).
+            for (int precision = 1; precision < 17; precision++) {
+                BigDecimal shorter = new BigDecimal(value).round(new MathContext(precision, RoundingMode.HALF_EVEN));
+                if (shorter.doubleValue() == value) {
+                    return shorter.stripTrailingZeros().toPlainString();
+                }
+            }
+        }
+        return new BigDecimal(digits).stripTrailingZeros().toPlainString();
     }
 
     private static byte[] write(Data fields) {

@@ -10,7 +10,9 @@ import java.util.regex.PatternSyntaxException;
  * A recursive-descent parser of the PromQL subset tspipe answers:
  *
  * <pre>
- * expr        = term {binop term}                           binop: + - * / % ^, between numbers only
+ * expr        = product {("+" | "-") product}              operators between numbers only
+ * product     = unary {("*" | "/" | "%") unary}
+ * unary       = ("+" | "-") unary | term ["^" unary]
  * term        = aggregation | call | selector | number | "(" expr ")"
  * aggregation = op [grouping] "(" expr ")" [grouping]        op: sum avg min max count
  * grouping    = ("by" | "without") "(" [label {"," label} [","]] ")"
@@ -56,39 +58,71 @@ public final class PromQl {
         return expr;
     }
 
-    /** The binary operators by precedence, loosest first; {@code ^} binds to the right. */
-    private static final List<String> PRECEDENCE = List.of("+-", "*/%", "^");
-
+    /**
+     * Operators by precedence as Prometheus has them: {@code + -}, then {@code * / %}, then a unary sign, then
+     * {@code ^} (so {@code -2^2} is -4), which binds to the right and takes a signed operand ({@code 2^-1}).
+     */
     private Expr expr() throws PromQlException {
-        return binary(0);
-    }
-
-    private Expr binary(int level) throws PromQlException {
-        if (level == PRECEDENCE.size()) {
-            return term();
-        }
-        Expr left = binary(level + 1);
+        Expr left = product();
         while (true) {
             skipSpace();
-            if (atEnd() || PRECEDENCE.get(level).indexOf(peek()) < 0) {
+            if (!peekIs('+') && !peekIs('-')) {
                 return left;
             }
             int at = pos;
             char op = query.charAt(pos++);
-            Expr right = op == '^' ? binary(level) : binary(level + 1);
-            if (!(left instanceof Expr.NumberLiteral a) || !(right instanceof Expr.NumberLiteral b)) {
-                throw new PromQlException(at, "'" + op + "' between vectors is not in the subset tspipe answers; only "
-                        + "between numbers (docs/query-api.md)");
-            }
-            left = new Expr.NumberLiteral(switch (op) {
-                case '+' -> a.value() + b.value();
-                case '-' -> a.value() - b.value();
-                case '*' -> a.value() * b.value();
-                case '/' -> a.value() / b.value();
-                case '%' -> a.value() % b.value();
-                default -> Math.pow(a.value(), b.value());
-            });
+            left = fold(at, op, left, product());
         }
+    }
+
+    private Expr product() throws PromQlException {
+        Expr left = unary();
+        while (true) {
+            skipSpace();
+            if (!peekIs('*') && !peekIs('/') && !peekIs('%')) {
+                return left;
+            }
+            int at = pos;
+            char op = query.charAt(pos++);
+            left = fold(at, op, left, unary());
+        }
+    }
+
+    private Expr unary() throws PromQlException {
+        skipSpace();
+        if (peekIs('-') || peekIs('+')) {
+            int at = pos;
+            char sign = query.charAt(pos++);
+            Expr operand = unary();
+            if (!(operand instanceof Expr.NumberLiteral number)) {
+                throw new PromQlException(at, "a sign before a vector is not in the subset tspipe answers; only before "
+                        + "numbers (docs/query-api.md)");
+            }
+            return sign == '-' ? new Expr.NumberLiteral(-number.value()) : number;
+        }
+        Expr base = term();
+        skipSpace();
+        if (peekIs('^')) {
+            int at = pos++;
+            return fold(at, '^', base, unary());
+        }
+        return base;
+    }
+
+    /** An operator between two numbers, computed; between anything else, refused. */
+    private static Expr fold(int at, char op, Expr left, Expr right) throws PromQlException {
+        if (!(left instanceof Expr.NumberLiteral a) || !(right instanceof Expr.NumberLiteral b)) {
+            throw new PromQlException(at, "'" + op + "' between vectors is not in the subset tspipe answers; only "
+                    + "between numbers (docs/query-api.md)");
+        }
+        return new Expr.NumberLiteral(switch (op) {
+            case '+' -> a.value() + b.value();
+            case '-' -> a.value() - b.value();
+            case '*' -> a.value() * b.value();
+            case '/' -> a.value() / b.value();
+            case '%' -> a.value() % b.value();
+            default -> Math.pow(a.value(), b.value());
+        });
     }
 
     private Expr term() throws PromQlException {
@@ -107,7 +141,7 @@ public final class PromQl {
             expect(')');
             return inner;
         }
-        if (Character.isDigit(c) || c == '.' || c == '-' || c == '+') {
+        if (Character.isDigit(c) || c == '.') {
             return number();
         }
         int start = pos;
@@ -326,9 +360,6 @@ public final class PromQl {
 
     private Expr number() throws PromQlException {
         int start = pos;
-        if (peek() == '-' || peek() == '+') {
-            pos++;
-        }
         while (!atEnd() && (Character.isDigit(peek()) || peek() == '.' || peek() == 'e' || peek() == 'E'
                 || (peek() == '-' || peek() == '+') && (query.charAt(pos - 1) == 'e' || query.charAt(pos - 1) == 'E'))) {
             pos++;

@@ -2,9 +2,12 @@ package dev.tspipe.query.promql;
 
 import dev.tspipe.query.promql.Expr.MatchOp;
 import dev.tspipe.query.promql.Expr.Matcher;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 
@@ -50,7 +53,7 @@ class PromQlTest {
     @Test
     void whatIsOutsideTheSubsetIsRefusedWithItsPosition() {
         assertRefused("", "parse error at char 1: no expression");
-        assertRefused("a + b", "parse error at char 3: unexpected '+ b': binary operators");
+        assertRefused("a + b", "parse error at char 3: '+' between vectors is not in the subset");
         assertRefused("a offset 5m", "parse error at char 3: unexpected 'offset 5m'");
         assertRefused("histogram_quantile(0.9, a)", "function 'histogram_quantile' is not in the subset");
         assertRefused("rate(a)", "rate() takes a range selector such as metric[5m]");
@@ -65,6 +68,95 @@ class PromQlTest {
         assertRefused("sum(a", "expected ')' at the end");
     }
 
+    @Test
+    void operatorsBetweenNumbersAreComputedAsTheQueryIsParsed() throws Exception {
+        assertThat(PromQl.parse("1+1")).as("Grafana's Save & test").isEqualTo(new Expr.NumberLiteral(2));
+        assertThat(PromQl.parse("2+3*4")).isEqualTo(new Expr.NumberLiteral(14));
+        assertThat(PromQl.parse("2*3+4")).isEqualTo(new Expr.NumberLiteral(10));
+        assertThat(PromQl.parse("2^3^2")).as("^ binds to the right").isEqualTo(new Expr.NumberLiteral(512));
+        assertThat(PromQl.parse("2*3^2")).isEqualTo(new Expr.NumberLiteral(18));
+        assertThat(PromQl.parse("(1+2)*3")).isEqualTo(new Expr.NumberLiteral(9));
+        assertThat(PromQl.parse("10 % 3")).isEqualTo(new Expr.NumberLiteral(1));
+        assertThat(PromQl.parse("1 - -1")).isEqualTo(new Expr.NumberLiteral(2));
+        assertThat(PromQl.parse("1-1")).isEqualTo(new Expr.NumberLiteral(0));
+        assertThat(PromQl.parse("8/2/2")).as("/ binds to the left").isEqualTo(new Expr.NumberLiteral(2));
+        assertThat(PromQl.parse("10-4-3")).as("- binds to the left").isEqualTo(new Expr.NumberLiteral(3));
+        assertThat(PromQl.parse("2^-1")).isEqualTo(new Expr.NumberLiteral(0.5));
+        assertThat(PromQl.parse("1e-1+1")).isEqualTo(new Expr.NumberLiteral(1.1));
+        assertThat(PromQl.parse(" ( ( 7 ) ) ")).isEqualTo(new Expr.NumberLiteral(7));
+    }
+
+    /**
+     * A unary minus as Prometheus folds it: looser than {@code ^} (prometheus/prometheus#6579, so {@code -2^2} is
+     * {@code -(2^2)}), tighter than the rest, repeatable and before parentheses. The last three are Prometheus' own cases
+     * (promql/promqltest/testdata/operators.test).
+     */
+    @Test
+    void aUnaryMinusAsPrometheusFoldsIt() {
+        SoftAssertions.assertSoftly(softly -> {
+            softly.assertThat(folded("-2^2")).as("-2^2").isEqualTo(-4.0);
+            softly.assertThat(folded("-(1+2)")).as("-(1+2)").isEqualTo(-3.0);
+            softly.assertThat(folded("- - - 1")).as("- - - 1").isEqualTo(-1.0);
+            softly.assertThat(folded("-2^---1*3")).as("-2^---1*3").isEqualTo(-1.5);
+            softly.assertThat(folded("2/-2^---1*3+2")).as("2/-2^---1*3+2").isEqualTo(-10.0);
+        });
+    }
+
+    @Test
+    void operatorsWithASelectorOnEitherSideAreRefused() {
+        assertRefused("up + 1", "parse error at char 4: '+' between vectors is not in the subset");
+        assertRefused("1 + up", "parse error at char 3: '+' between vectors is not in the subset");
+        assertRefused("up * up", "parse error at char 4: '*' between vectors is not in the subset");
+        assertRefused("sum(up) / 2", "'/' between vectors is not in the subset");
+        assertRefused("rate(a[5m]) ^ 2", "'^' between vectors is not in the subset");
+        assertRefused("2 * (up)", "'*' between vectors is not in the subset");
+    }
+
+    @Test
+    void aParenthesizedSelectorIsTheSelector() throws Exception {
+        assertThat(PromQl.parse("(up)")).isEqualTo(new Expr.VectorSelector(List.of(name("up"))));
+        assertThat(PromQl.parse("( (up{device=\"d\"}) )")).isEqualTo(new Expr.VectorSelector(List.of(name("up"),
+                new Matcher("device", MatchOp.EQUAL, "d"))));
+    }
+
+    @Test
+    void durations() throws Exception {
+        assertThat(PromQl.duration("1h30m")).isEqualTo(5_400_000);
+        assertThat(PromQl.duration("250ms")).isEqualTo(250);
+        assertThat(PromQl.duration("5m")).isEqualTo(300_000);
+        assertThat(PromQl.duration("1d")).isEqualTo(86_400_000);
+        assertThat(PromQl.duration("1m30s500ms")).isEqualTo(90_500);
+        for (String notADuration : List.of("5x", "", "5m ", "m", "5", " 5m", "1.5h", "-5m")) {
+            assertThatThrownBy(() -> PromQl.duration(notADuration)).as("'%s'", notADuration)
+                    .isInstanceOf(PromQlException.class);
+        }
+    }
+
+    /** Seeded: random sums, differences and products of small integers fold to what a shunting-yard evaluation gives. */
+    @Test
+    void randomArithmeticFoldsToItsValue() throws Exception {
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
+        Random random = new Random(seed);
+        int checked = 0;
+        for (int i = 0; i < 2_000; i++) {
+            String query = randomArithmetic(random, 3);
+            long expected;
+            try {
+                expected = evaluate(query);
+            } catch (ArithmeticException notExactInADouble) {
+                continue;
+            }
+            Expr parsed = PromQl.parse(query);
+            assertThat(parsed).as("seed %d (rerun with -Dtspipe.seed=%d): %s", seed, seed, query)
+                    .isInstanceOf(Expr.NumberLiteral.class);
+            // + 0.0: 0 * -3 folds to -0.0, which is the integer 0
+            assertThat(((Expr.NumberLiteral) parsed).value() + 0.0).as("seed %d (rerun with -Dtspipe.seed=%d): %s", seed,
+                    seed, query).isEqualTo((double) expected);
+            checked++;
+        }
+        assertThat(checked).as("seed %d: expressions small enough to check", seed).isGreaterThan(1_000);
+    }
+
     /** Seeded random trees in the subset: each written as PromQL parses back to itself. */
     @Test
     void randomExpressionsSurviveAWriteAndAParse() throws Exception {
@@ -74,6 +166,100 @@ class PromQlTest {
             Expr expr = randomExpr(random, 3);
             assertThat(PromQl.parse(expr.toString())).as("seed %d (rerun with -Dtspipe.seed=%d): %s", seed, seed, expr)
                     .isEqualTo(expr);
+        }
+    }
+
+    /** {@code operand {op operand}} with op one of + - * and an operand a digit, a negative digit or a parenthesized one. */
+    private static String randomArithmetic(Random random, int depth) {
+        StringBuilder text = new StringBuilder(randomOperand(random, depth));
+        for (int i = random.nextInt(4); i > 0; i--) {
+            text.append(space(random)).append("+-*".charAt(random.nextInt(3))).append(space(random))
+                    .append(randomOperand(random, depth));
+        }
+        return text.toString();
+    }
+
+    private static String randomOperand(Random random, int depth) {
+        if (depth > 0 && random.nextInt(3) == 0) {
+            return "(" + space(random) + randomArithmetic(random, depth - 1) + space(random) + ")";
+        }
+        int digit = random.nextInt(10);
+        return random.nextInt(5) == 0 ? "-" + digit : Integer.toString(digit);
+    }
+
+    private static String space(Random random) {
+        return random.nextBoolean() ? "" : " ";
+    }
+
+    /**
+     * The value of an expression of {@link #randomArithmetic} by Dijkstra's shunting-yard (* before + and -, all binding
+     * to the left); an {@link ArithmeticException} when a step leaves the integers a double holds exactly.
+     */
+    private static long evaluate(String expression) {
+        Deque<Long> values = new ArrayDeque<>();
+        Deque<Character> operators = new ArrayDeque<>();
+        boolean operandNext = true;
+        int i = 0;
+        while (i < expression.length()) {
+            char c = expression.charAt(i);
+            if (c == ' ') {
+                i++;
+            } else if (operandNext && (Character.isDigit(c) || c == '-')) {
+                int start = i++;
+                while (i < expression.length() && Character.isDigit(expression.charAt(i))) {
+                    i++;
+                }
+                values.push(Long.parseLong(expression.substring(start, i)));
+                operandNext = false;
+            } else if (c == '(') {
+                operators.push(c);
+                i++;
+            } else if (c == ')') {
+                while (operators.peek() != '(') {
+                    apply(operators.pop(), values);
+                }
+                operators.pop();
+                i++;
+            } else {
+                while (!operators.isEmpty() && operators.peek() != '(' && precedence(operators.peek()) >= precedence(c)) {
+                    apply(operators.pop(), values);
+                }
+                operators.push(c);
+                operandNext = true;
+                i++;
+            }
+        }
+        while (!operators.isEmpty()) {
+            apply(operators.pop(), values);
+        }
+        return values.pop();
+    }
+
+    private static int precedence(char operator) {
+        return operator == '*' ? 2 : 1;
+    }
+
+    private static void apply(char operator, Deque<Long> values) {
+        long right = values.pop();
+        long left = values.pop();
+        long result = switch (operator) {
+            case '+' -> Math.addExact(left, right);
+            case '-' -> Math.subtractExact(left, right);
+            default -> Math.multiplyExact(left, right);
+        };
+        if (Math.abs(result) > 1L << 53) {
+            throw new ArithmeticException(result + " is not exact in a double");
+        }
+        values.push(result);
+    }
+
+    /** The number {@code query} folds to, or the message of the exception it is refused with. */
+    private static Object folded(String query) {
+        try {
+            Expr expr = PromQl.parse(query);
+            return expr instanceof Expr.NumberLiteral number ? (Object) number.value() : expr;
+        } catch (PromQlException e) {
+            return e.getMessage();
         }
     }
 
