@@ -224,7 +224,7 @@ class PrometheusApiIT {
             expected.add(JSON.readTree("{\"__name__\":\"temperature\",\"device\":\"" + kiln + "\"}"));
         }
         assertThat(series.get("data")).containsExactlyElementsOf(expected);
-        assertThat(texts(getJson(b, "/prometheus/api/v1/labels?" + window.substring(1)).get("data")))
+        assertThat(texts(getJson(b, "/prometheus/api/v1/labels?match[]=temperature" + window).get("data")))
                 .containsExactly("__name__", "device");
         Set<String> names = new TreeSet<>();
         WRITTEN.keySet().forEach(k -> names.add(k.substring(k.indexOf('/') + 1)));
@@ -246,13 +246,18 @@ class PrometheusApiIT {
         byte[] request = RemoteWrite.request(List.of(new RemoteWrite.Series(Map.of("__name__", "node_load1",
                 "instance", "web-2:9100", "job", "node"), List.of(new RemoteWrite.Sample(t, 0.5), new RemoteWrite.Sample(t + 15_000, 0.75)))));
         assertThat(post(a, "/api/v1/write", request, "application/x-protobuf", "snappy").statusCode()).isEqualTo(204);
-        await().atMost(Duration.ofSeconds(30)).until(() -> get(b, "/api/v1/series/web-2%3A9100/node_load1/latest").statusCode() == 200
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(b, "/api/v1/series/web-2%3A9100/" + encode("node_load1{job=\"node\"}") + "/latest").statusCode() == 200
                 && get(b, "/api/v1/series/web-1/cpu.usage_idle/latest").statusCode() == 200);
         JsonNode idle = rangeQuery(b, "{__name__=\"cpu.usage_idle\", device=\"web-1\"}", t + 5_000, t + 20_000, 15_000);
         assertThat(idle.at("/data/result/0/values").toString()).isEqualTo("[[" + (t + 5_000) / 1000 + ",\"92.5\"],["
                 + (t + 20_000) / 1000 + ",\"90.25\"]]");
-        JsonNode load = rangeQuery(a, "max_over_time(node_load1{device=\"web-2:9100\"}[1m])", t + MINUTE, t + MINUTE, MINUTE);
+        // Prometheus' labels other than the device are the series' labels again.
+        JsonNode load = rangeQuery(a, "max_over_time(node_load1{device=\"web-2:9100\", job=\"node\"}[1m])", t + MINUTE,
+                t + MINUTE, MINUTE);
+        assertThat(load.at("/data/result/0/metric")).isEqualTo(JSON.readTree("{\"device\":\"web-2:9100\",\"job\":\"node\"}"));
         assertThat(load.at("/data/result/0/values/0/1").asText()).isEqualTo("0.75");
+        assertThat(texts(getJson(b, "/prometheus/api/v1/labels?match[]=node_load1").get("data")))
+                .containsExactly("__name__", "device", "job");
     }
 
     @Test

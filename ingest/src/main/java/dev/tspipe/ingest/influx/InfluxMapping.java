@@ -1,5 +1,6 @@
 package dev.tspipe.ingest.influx;
 
+import dev.tspipe.ingest.SeriesName;
 import dev.tspipe.schemas.Reading;
 
 import java.time.Instant;
@@ -11,8 +12,9 @@ import java.util.Map;
 
 /**
  * How line protocol becomes readings (docs/ingest.md, "InfluxDB line protocol"): one reading per field;
- * its metric is {@code measurement.field} (or the field alone); its device, the value of the device tag
- * ({@code device} by default, else {@code host}, as Telegraf tags every point); the other tags stay tags.
+ * its metric is {@code measurement.field} (or the field alone) with the point's other tags as labels
+ * ({@link SeriesName}: {@code cpu.usage_idle{cpu="cpu0"}}), which are also its tags; its device, the value of the
+ * device tag ({@code device} by default, else {@code host}, as Telegraf tags every point).
  * Floats, integers and unsigned integers are the value (integers beyond 2^53 lose their last digits as a
  * 64-bit float does); booleans are 1 and 0; a string field is refused (a reading is a number).
  *
@@ -93,7 +95,7 @@ public record InfluxMapping(List<String> deviceTags, boolean measurementPrefix) 
         tags.remove(deviceTag);
         for (Map.Entry<String, FieldValue> field : point.fields().entrySet()) {
             double value = number(line, field.getKey(), field.getValue());
-            String metric = measurementPrefix ? point.measurement() + "." + field.getKey() : field.getKey();
+            String metric = SeriesName.of(measurementPrefix ? point.measurement() + "." + field.getKey() : field.getKey(), tags);
             readings.add(Reading.newBuilder().setTenant(tenant).setDeviceId(device).setMetric(metric)
                     .setTimestamp(Instant.ofEpochMilli(millis)).setValue(value).setTags(tags).build());
         }

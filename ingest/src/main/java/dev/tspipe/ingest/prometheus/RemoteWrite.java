@@ -12,6 +12,8 @@ import org.xerial.snappy.Snappy;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import dev.tspipe.ingest.SeriesName;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +21,9 @@ import java.util.Map;
 /**
  * Prometheus remote-write 1.0 (docs/ingest.md, "Prometheus remote-write"): a snappy-compressed
  * protobuf {@code WriteRequest} of time series, each labels and samples, becomes readings, all or
- * none. The metric is {@code __name__}; the device, the value of the device label ({@code instance}
- * by default, else {@code job}); the other labels are tags. Staleness markers and other NaN samples
+ * none. The device is the value of the device label ({@code instance} by default, else {@code job}); the
+ * metric, {@code __name__} with the other labels ({@link SeriesName}: {@code up{job="node"}}), which are also
+ * the tags. Staleness markers and other NaN samples
  * are not readings and are skipped (counted).
  *
  * <p>The messages are read with protobuf-java from descriptors built here from Prometheus'
@@ -126,21 +129,22 @@ public final class RemoteWrite {
                 DynamicMessage label = (DynamicMessage) series.getRepeatedField(LABELS, l);
                 labels.put((String) label.getField(LABEL_NAME), (String) label.getField(LABEL_VALUE));
             }
-            String metric = labels.remove("__name__");
-            if (metric == null || metric.isEmpty()) {
+            String name = labels.remove("__name__");
+            if (name == null || name.isEmpty()) {
                 throw new InvalidWriteException("time series " + (i + 1) + " has no __name__ label");
             }
             String device = null;
-            for (String name : deviceLabels) {
-                if (labels.containsKey(name) && !labels.get(name).isEmpty()) {
-                    device = labels.remove(name);
+            for (String label : deviceLabels) {
+                if (labels.containsKey(label) && !labels.get(label).isEmpty()) {
+                    device = labels.remove(label);
                     break;
                 }
             }
             if (device == null) {
-                throw new InvalidWriteException("time series " + (i + 1) + " (" + metric + ") has none of the labels "
+                throw new InvalidWriteException("time series " + (i + 1) + " (" + name + ") has none of the labels "
                         + String.join(", ", deviceLabels) + " that name its device");
             }
+            String metric = SeriesName.of(name, labels);
             for (int s = 0; s < series.getRepeatedFieldCount(SAMPLES); s++) {
                 DynamicMessage sample = (DynamicMessage) series.getRepeatedField(SAMPLES, s);
                 double value = (Double) sample.getField(SAMPLE_VALUE);

@@ -20,7 +20,8 @@ class InfluxMappingTest {
                 "cpu,host=web-1,cpu=cpu0 usage_idle=92.5,usage_user=3i,up=t,ticks=18446744073709551615u 1793491200123456789",
                 InfluxMapping.Precision.NS, null, NOW);
         assertThat(readings).extracting(Reading::getDeviceId).containsOnly("web-1");
-        assertThat(readings).extracting(Reading::getMetric).containsExactly("cpu.usage_idle", "cpu.usage_user", "cpu.up", "cpu.ticks");
+        assertThat(readings).extracting(Reading::getMetric).containsExactly("cpu.usage_idle{cpu=\"cpu0\"}",
+                "cpu.usage_user{cpu=\"cpu0\"}", "cpu.up{cpu=\"cpu0\"}", "cpu.ticks{cpu=\"cpu0\"}");
         assertThat(readings).extracting(Reading::getValue).containsExactly(92.5, 3.0, 1.0, 1.8446744073709552E19);
         assertThat(readings).extracting(Reading::getTimestamp).containsOnly(Instant.ofEpochMilli(1_793_491_200_123L));
         assertThat(readings.get(0).getTags()).isEqualTo(Map.of("cpu", "cpu0"));
@@ -33,10 +34,20 @@ class InfluxMappingTest {
         Reading reading = fieldOnly.readings("env,device=press-1,host=gw temperature=21.5", InfluxMapping.Precision.S, "acme", NOW)
                 .get(0);
         assertThat(reading.getDeviceId()).isEqualTo("press-1");
-        assertThat(reading.getMetric()).isEqualTo("temperature");
+        assertThat(reading.getMetric()).isEqualTo("temperature{host=\"gw\"}");
         assertThat(reading.getTags()).isEqualTo(Map.of("host", "gw"));
         assertThat(reading.getTenant()).isEqualTo("acme");
         assertThat(reading.getTimestamp()).as("no timestamp: now").isEqualTo(Instant.ofEpochMilli(NOW));
+    }
+
+    @Test
+    void pointsThatDifferOnlyInATagAreTwoSeriesNotOneOverwritten() throws Exception {
+        List<Reading> readings = InfluxMapping.DEFAULT.readings("cpu,host=web-1,cpu=cpu0 usage_idle=92.5 1793491200\n"
+                + "cpu,host=web-1,cpu=cpu1 usage_idle=10 1793491200\ncpu,host=web-1 usage_idle=51.25 1793491200",
+                InfluxMapping.Precision.S, null, NOW);
+        assertThat(readings).extracting(Reading::getMetric).containsExactly("cpu.usage_idle{cpu=\"cpu0\"}",
+                "cpu.usage_idle{cpu=\"cpu1\"}", "cpu.usage_idle");
+        assertThat(readings).extracting(Reading::getDeviceId).containsOnly("web-1");
     }
 
     @Test

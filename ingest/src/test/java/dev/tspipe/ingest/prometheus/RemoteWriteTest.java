@@ -41,7 +41,7 @@ class RemoteWriteTest {
 
         RemoteWrite.Readings readings = RemoteWrite.defaults().readings(Snappy.compress(request.toByteArray()), null, LIMIT);
         assertThat(readings.readings()).containsExactly(Reading.newBuilder().setTenant(null).setDeviceId("web-1:9100")
-                .setMetric("node_load1").setTimestamp(Instant.ofEpochMilli(1_793_491_200_000L)).setValue(0.25)
+                .setMetric("node_load1{job=\"node\"}").setTimestamp(Instant.ofEpochMilli(1_793_491_200_000L)).setValue(0.25)
                 .setTags(Map.of("job", "node")).build());
         assertThat(readings.skipped()).isZero();
     }
@@ -56,6 +56,7 @@ class RemoteWriteTest {
                         List.of(new RemoteWrite.Sample(1_000, Double.NaN), new RemoteWrite.Sample(2_000, 2.5)))));
         RemoteWrite.Readings readings = RemoteWrite.defaults().readings(body, "acme", LIMIT);
         assertThat(readings.readings()).extracting(Reading::getDeviceId).containsExactly("a:1", "a:1", "batch");
+        assertThat(readings.readings()).extracting(Reading::getMetric).containsExactly("up{job=\"j\"}", "up{job=\"j\"}", "rate");
         assertThat(readings.readings()).extracting(Reading::getValue).containsExactly(1.0, 0.0, 2.5);
         assertThat(readings.readings()).extracting(Reading::getTenant).containsOnly("acme");
         assertThat(readings.readings().get(2).getTags()).isEmpty();

@@ -1,5 +1,6 @@
 package dev.tspipe.query.prometheus;
 
+import dev.tspipe.ingest.SeriesName;
 import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.topology.DevicePartitioner;
@@ -202,7 +203,7 @@ public final class PrometheusApi implements AutoCloseable {
         List<String> warnings = new ArrayList<>();
         String metric = param(ctx, "metric");
         Set<String> metrics = new TreeSet<>();
-        selected(ctx, warnings).forEach(series -> metrics.add(series.metric()));
+        selected(ctx, warnings).forEach(series -> metrics.add(SeriesName.parse(series.metric()).name()));
         if (metric != null && !metric.isEmpty()) {
             metrics.retainAll(Set.of(metric));
         }

@@ -1,21 +1,20 @@
 package dev.tspipe.query.prometheus;
 
+import dev.tspipe.ingest.SeriesName;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.query.promql.Expr;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
- * Which series a PromQL selector picks. A series has the labels {@code __name__} (its metric), {@code device}
- * and, in a multi-tenant deployment, {@code tenant}; every other label is absent, which PromQL treats as the
- * empty string ({@code job=""} matches every series, {@code job="x"} none). Regular expressions are anchored
- * at both ends, as in Prometheus.
- *
+ * Which series a PromQL selector picks, by the labels of {@link #labels}; a label a series has not got is, as in
+ * PromQL, the empty string ({@code job=""} matches every series, {@code job="x"} none). Regular expressions are
+ * anchored at both ends, as in Prometheus.
  */
 public final class SeriesSelection {
 
@@ -41,10 +40,17 @@ public final class SeriesSelection {
         return matchers;
     }
 
-    /** The labels of a series, in Prometheus' order: {@code __name__} first. */
+    /**
+     * The labels of a series: {@code __name__}, the labels of its metric when it has them ({@code up{job="node"}},
+     * as {@link SeriesName} writes them), {@code device}, and {@code tenant} when it has one. A metric's label that
+     * is named as one of those is {@code exported_<name>}, as Prometheus renames a scraped label that clashes.
+     */
     public static Map<String, String> labels(SeriesId series) {
-        Map<String, String> labels = new LinkedHashMap<>();
-        labels.put(NAME, series.metric());
+        SeriesName.Parsed metric = SeriesName.parse(series.metric());
+        Map<String, String> labels = new TreeMap<>();
+        metric.labels().forEach((label, value) -> labels.put(
+                label.equals(NAME) || label.equals(DEVICE) || label.equals(TENANT) ? "exported_" + label : label, value));
+        labels.put(NAME, metric.name());
         labels.put(DEVICE, series.device());
         if (series.tenant() != null) {
             labels.put(TENANT, series.tenant());
@@ -56,8 +62,12 @@ public final class SeriesSelection {
         if (tenantOnly != null && !tenantOnly.equals(series.tenant())) {
             return false;
         }
+        if (matchers.isEmpty()) {
+            return true;
+        }
+        Map<String, String> labels = labels(series);
         for (int i = 0; i < matchers.size(); i++) {
-            if (!tests.get(i).test(valueOf(series, matchers.get(i).label()))) {
+            if (!tests.get(i).test(labels.getOrDefault(matchers.get(i).label(), ""))) {
                 return false;
             }
         }
@@ -73,16 +83,6 @@ public final class SeriesSelection {
             case REGEX -> Pattern.compile(value, Pattern.DOTALL).asMatchPredicate();
             case NOT_REGEX -> Pattern.compile(value, Pattern.DOTALL).asMatchPredicate().negate();
         };
-    }
-
-    private static String valueOf(SeriesId series, String label) {
-        String value = switch (label) {
-            case NAME -> series.metric();
-            case DEVICE -> series.device();
-            case TENANT -> series.tenant();
-            default -> null;
-        };
-        return value == null ? "" : value;
     }
 
     /** The device when an {@code =} matcher names it: the series are then all in that device's partition. */

@@ -124,4 +124,16 @@ class SeriesSelectionTest {
         SeriesSelection selection = new SeriesSelection(List.of(matchers), tenantOnly);
         return ALL.stream().filter(selection::matches).toList();
     }
+
+    @Test
+    void theLabelsOfAMetricWrittenWithLabelsAreLabelsAndAClashIsExported() {
+        SeriesId disk = SeriesId.of("acme", "web-1:9100", "node_disk_read_bytes_total{device=\"sda\",job=\"node\"}");
+        assertThat(SeriesSelection.labels(disk)).containsExactly(Map.entry("__name__", "node_disk_read_bytes_total"),
+                Map.entry("device", "web-1:9100"), Map.entry("exported_device", "sda"),
+                Map.entry("job", "node"), Map.entry("tenant", "acme"));
+        assertThat(new SeriesSelection(List.of(new Matcher("__name__", MatchOp.EQUAL, "node_disk_read_bytes_total"),
+                new Matcher("job", MatchOp.REGEX, "no.*")), null).matches(disk)).isTrue();
+        assertThat(new SeriesSelection(List.of(new Matcher("exported_device", MatchOp.EQUAL, "sdb")), null)
+                .matches(disk)).isFalse();
+    }
 }
