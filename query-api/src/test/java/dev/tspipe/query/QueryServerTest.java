@@ -7,6 +7,7 @@ import dev.tspipe.processor.topology.TspipeStreams;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
+import dev.tspipe.query.prometheus.PrometheusApi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -233,6 +234,7 @@ class QueryServerTest {
         assertThat(document.body().get("openapi").asText()).startsWith("3.");
         TreeSet<String> documented = new TreeSet<>();
         TreeSet<String> writes = new TreeSet<>();
+        TreeSet<String> prometheus = new TreeSet<>();
         Iterator<Map.Entry<String, JsonNode>> paths = document.body().get("paths").fields();
         while (paths.hasNext()) {
             Map.Entry<String, JsonNode> path = paths.next();
@@ -240,6 +242,8 @@ class QueryServerTest {
             path.getValue().fieldNames().forEachRemaining(methods::add);
             if (methods.equals(List.of("post"))) {
                 writes.add(path.getKey());
+            } else if (methods.equals(List.of("get", "post"))) {
+                prometheus.add(path.getKey());
             } else {
                 assertThat(methods).as(path.getKey()).containsExactly("get");
                 documented.add(path.getKey());
@@ -247,6 +251,11 @@ class QueryServerTest {
         }
         assertThat(documented).isEqualTo(new TreeSet<>(QueryServer.Routes.PATHS));
         assertThat(writes).isEqualTo(new TreeSet<>(QueryServer.Routes.WRITE_PATHS));
+        assertThat(prometheus).isEqualTo(new TreeSet<>(PrometheusApi.PATHS));
+        for (String path : prometheus) {
+            Answer answer = get(path.replace("{name}", "device") + "?match[]=up&query=1");
+            assertThat(answer.status()).as(path + ": " + answer.body()).isNotEqualTo(404);
+        }
         List<String> missing = new ArrayList<>();
         for (String path : documented) {
             Answer answer = get(path.replace("{device}", "d").replace("{metric}", "m"));

@@ -77,17 +77,22 @@ public final class PrometheusApi implements AutoCloseable {
         this.clock = clock;
     }
 
-    /** The routes, each for GET and POST: path, then handler. */
+    /** The public routes, each for GET and POST (the OpenAPI test compares them with the document). */
+    public static final List<String> PATHS = List.of("/prometheus/api/v1/query", "/prometheus/api/v1/query_range",
+            "/prometheus/api/v1/series", "/prometheus/api/v1/labels", "/prometheus/api/v1/label/{name}/values",
+            "/prometheus/api/v1/metadata", "/prometheus/api/v1/query_exemplars", "/prometheus/api/v1/rules");
+
+    /** The routes, {@link #PATHS} then the internal one: path, then handler. */
     public Map<String, io.javalin.http.Handler> routes() {
         Map<String, io.javalin.http.Handler> routes = new LinkedHashMap<>();
-        routes.put("/prometheus/api/v1/query", this::query);
-        routes.put("/prometheus/api/v1/query_range", this::queryRange);
-        routes.put("/prometheus/api/v1/series", this::series);
-        routes.put("/prometheus/api/v1/labels", this::labels);
-        routes.put("/prometheus/api/v1/label/{name}/values", this::labelValues);
-        routes.put("/prometheus/api/v1/metadata", this::metadata);
-        routes.put("/prometheus/api/v1/query_exemplars", ctx -> answer(ctx, PromJson.strings(List.of()), List.of()));
-        routes.put("/prometheus/api/v1/rules", ctx -> answer(ctx, json -> {
+        routes.put(PATHS.get(0), this::query);
+        routes.put(PATHS.get(1), this::queryRange);
+        routes.put(PATHS.get(2), this::series);
+        routes.put(PATHS.get(3), this::labels);
+        routes.put(PATHS.get(4), this::labelValues);
+        routes.put(PATHS.get(5), this::metadata);
+        routes.put(PATHS.get(6), ctx -> answer(ctx, PromJson.strings(List.of()), List.of()));
+        routes.put(PATHS.get(7), ctx -> answer(ctx, json -> {
             json.writeStartObject();
             json.writeArrayFieldStart("groups");
             json.writeEndArray();
