@@ -260,6 +260,35 @@ class PrometheusApiIT {
                 .containsExactly("__name__", "device", "job");
     }
 
+    /** docs/grafana/tspipe-demo-dashboard.json: every panel's query, with Grafana's variables as it expands them, is answered. */
+    @Test
+    void theDemoDashboardsQueriesAreAnswered() throws Exception {
+        JsonNode dashboard = JSON.readTree(Path.of("..", "docs", "grafana", "tspipe-demo-dashboard.json").toFile());
+        // The variable: label_values(temperature, device), which Grafana asks as label values with match[].
+        String variable = dashboard.at("/templating/list/0/query/query").asText();
+        assertThat(variable).isEqualTo("label_values(temperature, device)");
+        assertThat(texts(getJson(a, "/prometheus/api/v1/label/device/values?match[]=temperature").get("data")))
+                .containsExactlyInAnyOrderElementsOf(DEVICES);
+        int panels = 0;
+        for (JsonNode panel : dashboard.get("panels")) {
+            for (JsonNode target : panel.path("targets")) {
+                // A multi-value variable in a regex is (a|b); $__interval is the panel's step.
+                String query = target.get("expr").asText().replace("$device", "(press-1|kiln-2)")
+                        .replace("$__interval", "1m").replace("$__rate_interval", "1m");
+                long end = BASE + 60 * MINUTE;
+                JsonNode answer = target.path("instant").asBoolean()
+                        ? form(b, "/prometheus/api/v1/query", Map.of("query", query, "time", seconds(end)))
+                        : rangeQuery(b, query, end - 15 * MINUTE, end, MINUTE);
+                assertThat(answer.get("status").asText()).as(panel.get("title").asText()).isEqualTo("success");
+                if (query.contains("temperature{")) {
+                    assertThat(answer.at("/data/result")).as(query).hasSize(2);
+                }
+                panels++;
+            }
+        }
+        assertThat(panels).isGreaterThanOrEqualTo(5);
+    }
+
     @Test
     void badInputGetsPrometheusErrorsThatSayWhatToFix() throws Exception {
         String range = "&start=" + BASE / 1000 + "&end=" + (BASE + MINUTE) / 1000 + "&step=15";
