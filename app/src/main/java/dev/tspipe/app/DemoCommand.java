@@ -143,6 +143,7 @@ final class DemoCommand implements Callable<Integer> {
             out.printf("  Schema registry          %s%n", registry.url());
             out.printf("  Query API                %s/api/v1%n", node.url());
             out.printf("  Metrics                  %s/metrics%n", node.url());
+            out.printf("  Prometheus API           %s/prometheus (Grafana's Prometheus data source: docs/grafana.md)%n", node.url());
             out.printf("  Load                     %s%n", rate > 0
                     ? String.format("%,d readings/s over %d devices x %d metrics", rate, devices, metrics) : "none (--rate 0)");
             out.println();
