@@ -96,4 +96,66 @@ class RemoteWriteTest {
         }
         return labels;
     }
+
+    /** Random requests, written with {@link RemoteWrite#request}, read back as the mapping says; NaN samples skipped. */
+    @Test
+    void randomRequestsReadBackAsTheMappingSays() throws Exception {
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
+        java.util.Random random = new java.util.Random(seed);
+        for (int round = 0; round < 300; round++) {
+            List<RemoteWrite.Series> series = new java.util.ArrayList<>();
+            List<Reading> expected = new java.util.ArrayList<>();
+            int skipped = 0;
+            for (int i = random.nextInt(5); i >= 0; i--) {
+                Map<String, String> labels = new LinkedHashMap<>();
+                labels.put("__name__", "m_" + random.nextInt(1000));
+                String device = "host-" + random.nextInt(50) + ":9100";
+                labels.put(random.nextBoolean() ? "instance" : "job", device);
+                Map<String, String> others = new java.util.TreeMap<>();
+                for (int l = random.nextInt(3); l > 0; l--) {
+                    others.put("l" + random.nextInt(5), random.nextInt(4) == 0 ? "" : "v \"" + random.nextInt(9) + "\n");
+                }
+                labels.putAll(others);
+                Map<String, String> tags = new LinkedHashMap<>(others);
+                List<RemoteWrite.Sample> samples = new java.util.ArrayList<>();
+                for (int n = random.nextInt(6); n > 0; n--) {
+                    long timestamp = random.nextInt(Integer.MAX_VALUE) * 1000L + random.nextInt(1000);
+                    double value = random.nextInt(10) == 0 ? Double.NaN : random.nextGaussian() * Math.pow(10, random.nextInt(20) - 10);
+                    samples.add(new RemoteWrite.Sample(timestamp, value));
+                    if (Double.isNaN(value)) {
+                        skipped++;
+                    } else {
+                        expected.add(Reading.newBuilder().setTenant("t").setDeviceId(device)
+                                .setMetric(dev.tspipe.ingest.SeriesName.of(labels.get("__name__"), others))
+                                .setTimestamp(Instant.ofEpochMilli(timestamp)).setValue(value).setTags(tags).build());
+                    }
+                }
+                series.add(new RemoteWrite.Series(labels, samples));
+            }
+            RemoteWrite.Readings readings = RemoteWrite.defaults().readings(RemoteWrite.request(series), "t", LIMIT);
+            assertThat(readings.readings()).as("seed " + seed + " (-Dtspipe.seed), round " + round).isEqualTo(expected);
+            assertThat(readings.skipped()).as("seed " + seed + ", round " + round).isEqualTo(skipped);
+        }
+    }
+
+    /** Random bytes, raw or snappy-compressed, are refused as a bad request, never with another exception. */
+    @Test
+    void randomBytesAreRefusedAsABadRequest() throws Exception {
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
+        java.util.Random random = new java.util.Random(seed);
+        int refused = 0;
+        for (int round = 0; round < 2_000; round++) {
+            byte[] junk = new byte[random.nextInt(64)];
+            random.nextBytes(junk);
+            byte[] body = random.nextBoolean() ? Snappy.compress(junk) : junk;
+            try {
+                RemoteWrite.defaults().readings(body, null, LIMIT);
+            } catch (RemoteWrite.InvalidWriteException expected) {
+                refused++;
+            } catch (RuntimeException e) {
+                throw new AssertionError("seed " + seed + ", round " + round + ": " + e, e);
+            }
+        }
+        assertThat(refused).as("seed " + seed).isGreaterThan(1_000);
+    }
 }
