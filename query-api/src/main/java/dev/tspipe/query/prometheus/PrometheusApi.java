@@ -218,9 +218,24 @@ public final class PrometheusApi implements AutoCloseable {
     /** The series that any {@code match[]} picks (every series without one), whose newest reading is at or after {@code start}. */
     private List<SeriesId> selected(Context ctx, List<String> warnings) {
         List<String> matches = params(ctx, "match[]");
+        List<SeriesSelection> selections = selections(ctx);
+        long since = time(ctx, "start", Long.MIN_VALUE);
+        Map<String, List<String>> internal = new LinkedHashMap<>();
+        internal.put("mode", List.of("series"));
+        internal.put("match[]", matches);
+        internal.put("since_ms", List.of(Long.toString(since)));
+        List<SeriesId> series = new ArrayList<>();
+        gather(ctx, selections, internal, stores -> seriesOf(stores, selections, since), warnings)
+                .forEach(one -> series.add(one.series()));
+        series.sort(java.util.Comparator.comparing(s -> SeriesSelection.labels(s).toString()));
+        return series;
+    }
+
+    /** The selections of the {@code match[]} parameters, for the tenant the request may read; every series without one. */
+    private List<SeriesSelection> selections(Context ctx) {
         String tenant = tenant(ctx);
         List<SeriesSelection> selections = new ArrayList<>();
-        for (String match : matches) {
+        for (String match : params(ctx, "match[]")) {
             try {
                 Expr expr = PromQl.parse(match);
                 if (!(expr instanceof Expr.VectorSelector selector)) {
@@ -235,16 +250,7 @@ public final class PrometheusApi implements AutoCloseable {
         if (selections.isEmpty()) {
             selections.add(new SeriesSelection(List.of(), tenant));
         }
-        long since = time(ctx, "start", Long.MIN_VALUE);
-        Map<String, List<String>> internal = new LinkedHashMap<>();
-        internal.put("mode", List.of("series"));
-        internal.put("match[]", matches);
-        internal.put("since_ms", List.of(Long.toString(since)));
-        List<SeriesId> series = new ArrayList<>();
-        gather(ctx, selections, internal, stores -> seriesOf(stores, selections, since), warnings)
-                .forEach(one -> series.add(one.series()));
-        series.sort(java.util.Comparator.comparing(s -> SeriesSelection.labels(s).toString()));
-        return series;
+        return selections;
     }
 
     private PartitionSeries seriesOf(SeriesReader.Stores stores, List<SeriesSelection> selections, long since) {
@@ -358,18 +364,7 @@ public final class PrometheusApi implements AutoCloseable {
             Instants instants = new Instants(number(ctx, "start_ms"), number(ctx, "end_ms"), number(ctx, "step_ms"));
             local = stores -> reader.values(stores, query.leaf(), instants);
         } else if (mode.equals("series")) {
-            String tenant = tenant(ctx);
-            List<SeriesSelection> selections = new ArrayList<>();
-            for (String match : params(ctx, "match[]")) {
-                try {
-                    selections.add(new SeriesSelection(((Expr.VectorSelector) PromQl.parse(match)).matchers(), tenant));
-                } catch (PromQlException | ClassCastException e) {
-                    throw ApiException.badParameter("match[]", "'" + match + "' is not a series selector");
-                }
-            }
-            if (selections.isEmpty()) {
-                selections.add(new SeriesSelection(List.of(), tenant));
-            }
+            List<SeriesSelection> selections = selections(ctx);
             long since = number(ctx, "since_ms");
             local = stores -> seriesOf(stores, selections, since);
         } else {
@@ -442,15 +437,15 @@ public final class PrometheusApi implements AutoCloseable {
             }
             return fallback;
         }
+        Long millis = secondsInMillis(text);
+        if (millis != null) {
+            return millis;
+        }
         try {
-            return new BigDecimal(text).movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact();
-        } catch (NumberFormatException | ArithmeticException notANumber) {
-            try {
-                return OffsetDateTime.parse(text).toInstant().toEpochMilli();
-            } catch (DateTimeParseException e) {
-                throw ApiException.badParameter(name, "cannot parse \"" + text + "\" to a valid timestamp: unix seconds "
-                        + "(1700000000.5) or RFC 3339 (2026-12-02T10:00:00Z)");
-            }
+            return OffsetDateTime.parse(text).toInstant().toEpochMilli();
+        } catch (DateTimeParseException e) {
+            throw ApiException.badParameter(name, "cannot parse \"" + text + "\" to a valid timestamp: unix seconds "
+                    + "(1700000000.5) or RFC 3339 (2026-12-02T10:00:00Z)");
         }
     }
 
@@ -463,15 +458,24 @@ public final class PrometheusApi implements AutoCloseable {
             }
             return fallback;
         }
+        Long millis = secondsInMillis(text);
+        if (millis != null) {
+            return millis;
+        }
+        try {
+            return PromQl.duration(text);
+        } catch (PromQlException e) {
+            throw ApiException.badParameter(name, "cannot parse \"" + text + "\" to a valid duration such as 15s, "
+                    + "1m30s or 15 (seconds)");
+        }
+    }
+
+    /** Seconds as a decimal number ({@code 1700000000.5}) in whole milliseconds (finer digits dropped); null if not one. */
+    private static Long secondsInMillis(String text) {
         try {
             return new BigDecimal(text).movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact();
         } catch (NumberFormatException | ArithmeticException notANumber) {
-            try {
-                return PromQl.duration(text);
-            } catch (PromQlException e) {
-                throw ApiException.badParameter(name, "cannot parse \"" + text + "\" to a valid duration such as 15s, "
-                        + "1m30s or 15 (seconds)");
-            }
+            return null;
         }
     }
 
