@@ -295,7 +295,7 @@ class PrometheusApiIT {
         assertError(get(a, "/prometheus/api/v1/query_range?query=" + encode("rate(x[5m]") + range), 400, "bad_data",
                 "query: parse error at char 11: expected ')'");
         assertError(get(a, "/prometheus/api/v1/query_range?query=" + encode("temperature / 2") + range), 400, "bad_data",
-                "between vectors is not in the subset");
+                "with a vector on either side is not in the subset");
         assertError(get(a, "/prometheus/api/v1/query_range?query=up&start=" + BASE / 1000 + "&end=" + BASE / 1000), 400,
                 "bad_data", "step: missing");
         assertError(get(a, "/prometheus/api/v1/query_range?query=up&start=10&end=5&step=1"), 400, "bad_data",

@@ -227,7 +227,7 @@ class RealPrometheusIT {
 
         Run refused = promtool("query", "instant", base, "rate(up[5m]) + 1");
         assertThat(refused.exit()).as(refused.toString()).isEqualTo(1);
-        assertThat(refused.stderr()).as(refused.toString()).contains("bad_data").contains("between vectors");
+        assertThat(refused.stderr()).as(refused.toString()).contains("bad_data").contains("with a vector on either side");
     }
 
     @Test

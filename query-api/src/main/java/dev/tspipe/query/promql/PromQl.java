@@ -112,8 +112,8 @@ public final class PromQl {
     /** An operator between two numbers, computed; between anything else, refused. */
     private static Expr fold(int at, char op, Expr left, Expr right) throws PromQlException {
         if (!(left instanceof Expr.NumberLiteral a) || !(right instanceof Expr.NumberLiteral b)) {
-            throw new PromQlException(at, "'" + op + "' between vectors is not in the subset tspipe answers; only "
-                    + "between numbers (docs/query-api.md)");
+            throw new PromQlException(at, "'" + op + "' with a vector on either side is not in the subset tspipe "
+                    + "answers; only between numbers (docs/query-api.md)");
         }
         return new Expr.NumberLiteral(switch (op) {
             case '+' -> a.value() + b.value();

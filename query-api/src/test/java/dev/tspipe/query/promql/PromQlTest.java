@@ -53,7 +53,7 @@ class PromQlTest {
     @Test
     void whatIsOutsideTheSubsetIsRefusedWithItsPosition() {
         assertRefused("", "parse error at char 1: no expression");
-        assertRefused("a + b", "parse error at char 3: '+' between vectors is not in the subset");
+        assertRefused("a + b", "parse error at char 3: '+' with a vector on either side is not in the subset");
         assertRefused("a offset 5m", "parse error at char 3: unexpected 'offset 5m'");
         assertRefused("histogram_quantile(0.9, a)", "function 'histogram_quantile' is not in the subset");
         assertRefused("rate(a)", "rate() takes a range selector such as metric[5m]");
@@ -104,12 +104,12 @@ class PromQlTest {
 
     @Test
     void operatorsWithASelectorOnEitherSideAreRefused() {
-        assertRefused("up + 1", "parse error at char 4: '+' between vectors is not in the subset");
-        assertRefused("1 + up", "parse error at char 3: '+' between vectors is not in the subset");
-        assertRefused("up * up", "parse error at char 4: '*' between vectors is not in the subset");
-        assertRefused("sum(up) / 2", "'/' between vectors is not in the subset");
-        assertRefused("rate(a[5m]) ^ 2", "'^' between vectors is not in the subset");
-        assertRefused("2 * (up)", "'*' between vectors is not in the subset");
+        assertRefused("up + 1", "parse error at char 4: '+' with a vector on either side is not in the subset");
+        assertRefused("1 + up", "parse error at char 3: '+' with a vector on either side is not in the subset");
+        assertRefused("up * up", "parse error at char 4: '*' with a vector on either side is not in the subset");
+        assertRefused("sum(up) / 2", "'/' with a vector on either side is not in the subset");
+        assertRefused("rate(a[5m]) ^ 2", "'^' with a vector on either side is not in the subset");
+        assertRefused("2 * (up)", "'*' with a vector on either side is not in the subset");
     }
 
     @Test
