@@ -70,6 +70,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -438,7 +439,11 @@ public final class QueryServer implements AutoCloseable {
             // Javalin's own refusals: no route (404, or 405 for a method other than GET), or a 4xx it found.
             config.routes.exception(HttpResponseException.class, (e, ctx) -> {
                 String method = ctx.req().getMethod();
-                if (e.getStatus() == 404 && !method.equals("GET") && !method.equals("HEAD")) {
+                boolean prometheusRoute = ctx.path().startsWith(PROMETHEUS_PREFIX);
+                if (e.getStatus() == 404 && prometheusRoute && !Set.of("GET", "HEAD", "POST").contains(method)) {
+                    ctx.header("Allow", "GET, HEAD, POST");
+                    error(ctx, 405, "method-not-allowed", "Prometheus' API answers GET, and POST with a form body");
+                } else if (e.getStatus() == 404 && !prometheusRoute && !method.equals("GET") && !method.equals("HEAD")) {
                     ctx.header("Allow", "GET, HEAD");
                     error(ctx, 405, "method-not-allowed", "this API answers GET (and HEAD) only; the routes are listed "
                             + "at GET /openapi.json");

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -37,7 +38,10 @@ import static org.awaitility.Awaitility.await;
  * Seeded random requests, malformed ones included, sent over raw sockets to one running node (the
  * real topology in Kafka Streams on the embedded broker, with readings stored, and its query server):
  * no answer is a 5xx other than 503 with {@code Retry-After}, no body shows a stack trace or a Java
- * class name, every error answer is the JSON error shape, and the node answers correctly afterwards.
+ * class name, every error answer is the JSON error shape, and the node answers correctly afterwards. A fifth of
+ * the requests go to the Prometheus API (GET, and POST with form bodies, malformed ones included): its every answer
+ * is Prometheus' envelope, {@code {"status":"success","data":...}} for a 200, else
+ * {@code {"status":"error","errorType":...,"error":...}}.
  *
  * <p>The seed is printed; {@code -Dtspipe.seed=N} replays a run, {@code -Dtspipe.fuzz.requests=N}
  * changes its length (default 10,000).
@@ -258,7 +262,6 @@ class HttpFuzzIT {
         }
     }
 
-    /** What is wrong with an answer, or null. */
     /**
      * The answer to {@code request}; a request left without any answer is sent once more on a new connection. A run
      * here saw one connection closed without an answer to a short malformed request (seed 22194582927346, not
@@ -278,6 +281,7 @@ class HttpFuzzIT {
         }
     }
 
+    /** What is wrong with an answer, or null. */
     private static String problemOf(FuzzRequest request, RawHttp.Answer answer) {
         int status = answer.status();
         if (status >= 500 && !(status == 503 && answer.header("retry-after") != null)) {
@@ -286,6 +290,9 @@ class HttpFuzzIT {
         String body = answer.text();
         if (LEAK.matcher(body).find()) {
             return "a stack trace or class name in the body";
+        }
+        if (request.envelope() != Envelope.TSPIPE) {
+            return prometheusProblemOf(request, answer);
         }
         if (status >= 400 && !request.head()) {
             String type = answer.header("content-type");
@@ -305,12 +312,56 @@ class HttpFuzzIT {
         return null;
     }
 
+    /**
+     * What is wrong with an answer of the Prometheus API, or null: every answer is JSON, a 200 is
+     * {@code {"status":"success","data":...}} (the internal route's is a partition's series), any other status
+     * Prometheus' error envelope.
+     */
+    private static String prometheusProblemOf(FuzzRequest request, RawHttp.Answer answer) {
+        String type = answer.header("content-type");
+        if (type == null || !type.startsWith("application/json")) {
+            return "an answer that is not JSON";
+        }
+        JsonNode json;
+        try {
+            json = JSON.readTree(answer.body());
+        } catch (IOException e) {
+            return "an answer that does not parse as JSON";
+        }
+        if (json == null || !json.isObject()) {
+            return "an answer that is not a JSON object";
+        }
+        if (answer.status() == 200) {
+            boolean success = json.path("status").asText().equals("success") && json.has("data");
+            return success || request.envelope() == Envelope.PROMETHEUS_ERRORS ? null
+                    : "a 200 that is not Prometheus' success";
+        }
+        if (!json.path("status").asText().equals("error") || !json.path("errorType").isTextual()
+                || json.path("errorType").asText().isEmpty() || !json.path("error").isTextual()
+                || json.path("error").asText().isEmpty()) {
+            return "an error that is not Prometheus' envelope with errorType and error";
+        }
+        return null;
+    }
+
     private static String abbreviate(String text) {
         return text.length() > 300 ? text.substring(0, 300) + "..." : text;
     }
 
-    /** A request as sent, with what generated it. */
-    record FuzzRequest(String kind, byte[] bytes, boolean head) {
+    /** The shape every answer to a request must have. */
+    enum Envelope {
+        /** tspipe's: errors are {@code {"error":...,"message":...}}. */
+        TSPIPE,
+        /**
+         * Prometheus': {@code {"status":"success","data":...}}, or {@code {"status":"error","errorType":...,"error":...}}.
+         */
+        PROMETHEUS,
+        /** The internal partition route: errors in Prometheus' envelope, a 200 is a partition's series. */
+        PROMETHEUS_ERRORS
+    }
+
+    /** A request as sent, with what generated it and the shape its answer must have. */
+    record FuzzRequest(String kind, byte[] bytes, boolean head, Envelope envelope) {
         String shown() {
             String text = new String(bytes, StandardCharsets.ISO_8859_1);
             StringBuilder shown = new StringBuilder();
@@ -319,6 +370,26 @@ class HttpFuzzIT {
             }
             return kind + ": " + shown;
         }
+    }
+
+    /**
+     * Whether a request, as sent or with its percent escapes decoded, looks like a stack trace or a class name: an
+     * answer may quote the request, so such a request would prove nothing.
+     */
+    private static boolean quotesALeak(byte[] request) {
+        String sent = new String(request, StandardCharsets.ISO_8859_1);
+        StringBuilder decoded = new StringBuilder(sent.length());
+        for (int i = 0; i < sent.length(); i++) {
+            char c = sent.charAt(i);
+            if (c == '%' && i + 2 < sent.length() && Character.digit(sent.charAt(i + 1), 16) >= 0
+                    && Character.digit(sent.charAt(i + 2), 16) >= 0) {
+                decoded.append((char) Integer.parseInt(sent.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else {
+                decoded.append(c == '+' ? ' ' : c);
+            }
+        }
+        return LEAK.matcher(sent).find() || LEAK.matcher(decoded).find();
     }
 
     /** Random requests: mostly API queries with parameters of every kind, and every sort of malformed request. */
@@ -342,9 +413,11 @@ class HttpFuzzIT {
 
         private final Random random;
         private final List<String> cursors = new ArrayList<>();
+        private final PrometheusRequests prometheus;
 
         RequestGenerator(Random random) {
             this.random = random;
+            this.prometheus = new PrometheusRequests(random);
         }
 
         /** Keeps the cursors that answers hand out, to send them back (with other queries, or altered). */
@@ -357,6 +430,9 @@ class HttpFuzzIT {
         }
 
         FuzzRequest next() {
+            if (random.nextInt(5) == 0) {
+                return prometheus.next();
+            }
             int dice = random.nextInt(100);
             String kind;
             String method = "GET";
@@ -410,7 +486,7 @@ class HttpFuzzIT {
                 headers.addAll(oddHeaders());
             } else {
                 kind = "junk";
-                return new FuzzRequest(kind, junk(), false);
+                return new FuzzRequest(kind, junk(), false, Envelope.TSPIPE);
             }
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             String head = method + " " + target + (version.isEmpty() ? "" : " " + version) + "\r\n"
@@ -418,10 +494,10 @@ class HttpFuzzIT {
             bytes.writeBytes(head.getBytes(StandardCharsets.ISO_8859_1));
             bytes.writeBytes(body);
             byte[] request = bytes.toByteArray();
-            if (LEAK.matcher(new String(request, StandardCharsets.ISO_8859_1)).find()) {
-                return next();  // an answer may quote the request: such a request would prove nothing
+            if (quotesALeak(request)) {
+                return next();
             }
-            return new FuzzRequest(kind, request, method.equals("HEAD"));
+            return new FuzzRequest(kind, request, method.equals("HEAD"), Envelope.TSPIPE);
         }
 
         private String apiPath() {
@@ -569,6 +645,259 @@ class HttpFuzzIT {
 
         private String pick(List<String> choices) {
             return choices.get(random.nextInt(choices.size()));
+        }
+    }
+
+    /**
+     * Random requests to the Prometheus API: every route, by GET and by POST with a form body (sometimes both a query
+     * string and a body, sometimes a malformed body or an odd content type); PromQL built from its tokens, valid
+     * queries mutated, deep nesting and very long strings; times and steps valid, huge, negative, NaN, RFC 3339 and
+     * garbage; repeated {@code match[]}; unknown label names; and the internal partition route with odd parameters.
+     */
+    static final class PrometheusRequests {
+        private static final long BASE_SECONDS = BASE / 1000;
+        private static final String[] ROUTES = {"query", "query", "query", "query_range", "query_range", "query_range",
+                "series", "labels", "label", "metadata", "query_exemplars", "rules"};
+        private static final String[] TOKENS = {"sum", "avg", "min", "max", "count", "by", "without", "(", ")", "(",
+                ")", "{", "}", "[", "]", "=", "!=", "=~", "!~", "\"", "'", "`", ",", "[5m]", "[1m30s]", "[0s]", "[1y]",
+                "[250ms]", "[99999999999999999y]", "[5m:1m]", "rate", "increase", "avg_over_time", "count_over_time",
+                "last_over_time", "sum_over_time", "histogram_quantile", "temperature", "humidity", "__name__", "device",
+                "tenant", "job", "\"fuzz-0\"", "\"Caf\u00e9 5\"", "\".+\"", "\"fuzz-.*\"", "\"((\"", "\"[\"", "\"\"",
+                "\"\\u00e9\"", "1e308", "-1e308", "1e-400", "NaN", "Inf", "-Inf", "-", "+", "*", "/", "%", "^", "0", "1",
+                ".5", "0x1f", "1_000", "offset", "@", "5m", ":", " ", "\\", "#", "\u00e9", "\u00ff", "\u20ac",
+                "\ud83d\ude00", "\u0000", "\n", "\t"};
+        private static final String[] QUERIES = {"sum by (device) (rate(temperature{device=~\"fuzz-.*\"}[5m]))",
+                "count_over_time({__name__=~\".+\"}[1h])", "avg_over_time(humidity{device=\"fuzz-1\"}[10m])",
+                "temperature", "max without (device) (last_over_time(temperature[30m]))",
+                "increase(humidity{device!=\"fuzz-2\"}[1h])", "{device=~\"Caf.*\"}", "count(temperature)",
+                "min(sum_over_time({device=~\".+\"}[2m])) by (__name__)", "1+1", "-2^2", "1e308*10",
+                "sum(rate(humidity[1m])) / 2", "temperature offset 5m", "rate(temperature)"};
+        private static final String[] SELECTORS = {"temperature", "humidity", "{device=\"fuzz-0\"}",
+                "{__name__=~\".+\"}", "{device=~\"fuzz-[12]\"}", "up{job=\"x\"}", "{job=\"\"}", "{device!=\"\"}",
+                "temperature{device=\"Caf\u00e9 5\"}", "{__name__=~\"hum.*\",device=~\".*\"}", "rate(temperature[5m])",
+                "{}", "{tenant=\"acme\"}", "{unknown_label=~\"(\"}"};
+        /** Times: unix seconds as Grafana sends them, around the readings, and every odd kind. */
+        private static final String[] TIMES = {BASE_SECONDS + "", BASE_SECONDS + ".5", BASE_SECONDS + ".123456",
+                BASE_SECONDS + 3600 + "", BASE_SECONDS + 86400 + "", BASE_SECONDS + "e0", "0", "-1", "-0", "0.0001",
+                "1e308", "-1e308", "1e10000", "-1e10000", "1e999999999", "1e-999999999", "NaN", "Inf", "+Inf", "-Inf",
+                "9223372036854775.807", "-9223372036854775.808", "9223372036854775807", "-9223372036854775808",
+                "99999999999999999999999", "2026-11-01T00:00:00Z", "2026-11-01T00:30:00.5+01:00", "2026-02-30T00:00:00Z",
+                "+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z", "+10000-01-01T00:00:00Z", "2026-11-01",
+                "now", "now-1h", " 1", "0x10", "1_000", "\u0661\u0662\u0663"};
+        private static final String[] STEPS = {"1", "15", "60", "300", "0.5", "0.001", "0.0001", "0", "-1", "-15s",
+                "15s", "1m30s", "5m", "1h", "1d", "1y", "0s", "1e308", "1e10000", "NaN", "Inf", "1e-9",
+                "99999999999999999999", "9223372036854775807", "9223372036854775.807", "abc", "1m1", "1.5m", "PT1M", "15S",
+                "\u0661"};
+        /** Label names for the path of label/{name}/values; control characters there are the HTTP layer's 400. */
+        private static final String[] LABELS = {"device", "tenant", "__name__", "job", "unknown_label", "_", "a.b",
+                "%C3%A9", "a%20b", "%2F", "9lives", "__meta", "exported_device", "Device"};
+        private static final String[] NUMBERS = {"0", "1", "2", "3", "-1", "99", "2147483647", "2147483648",
+                "-2147483649", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "1.5", "x", "1e3", " 1"};
+        private static final String FORM = "application/x-www-form-urlencoded";
+        private static final String[] CONTENT_TYPES = {FORM, FORM + "; charset=UTF-8", FORM + "; charset=ISO-8859-1",
+                FORM + "; charset=nope", FORM + ";charset=", "APPLICATION/X-WWW-FORM-URLENCODED", "text/plain",
+                "application/json", "multipart/form-data; boundary=x", FORM + ", text/plain"};
+        /** Form bodies that a strict decoder refuses: bad escapes, bytes that are not UTF-8, odd separators. */
+        private static final String[] MALFORMED = {"%", "%G1", "%C3%28", "%FF%FE", "%ED%A0%80", "%00", "&&", "=", "==",
+                "&=&", "query", "query=%", "query=%%31", "match[]=%E0%80%AF", "start=1%", ";", "+", "%2B%",
+                "query=\u00e9\u00ff"};
+        private static final String TEXT = "abcdefghijklmnopqrstuvwxyz0123456789_-.:\"'{}()=~ ";
+        private static final String[] OUTSIDE_ASCII = {"\u00e9", "\u20ac", "\ud83d\ude00", "\u0000", "\u00ff"};
+        private static final String[] PLAUSIBLE_STEPS = {"1", "15", "60", "300", "15s", "1m"};
+
+        private final Random random;
+
+        PrometheusRequests(Random random) {
+            this.random = random;
+        }
+
+        FuzzRequest next() {
+            boolean internal = random.nextInt(10) == 0;
+            String route = internal ? "internal" : ROUTES[random.nextInt(ROUTES.length)];
+            String path = internal ? "/prometheus/internal/partition" : route.equals("label")
+                    ? "/prometheus/api/v1/label/" + label() + "/values" : "/prometheus/api/v1/" + route;
+            List<String[]> parameters = internal ? internalParameters() : parameters(route);
+            boolean post = random.nextInt(5) < 3;
+            String kind = "prometheus-" + route + (post ? "-post" : "-get");
+            StringBuilder url = new StringBuilder();
+            StringBuilder form = new StringBuilder();
+            // A request line longer than the HTTP layer takes is its 414, which the other requests try: by GET the
+            // query string is cut, by POST what does not fit goes in the form body (where clients may mix them).
+            int urlRoom = 7_000 - path.length();
+            for (String[] parameter : parameters) {
+                String pair = formEncode(parameter[0]) + (parameter.length == 1 ? "" : "=" + formEncode(parameter[1]));
+                boolean inForm = post && (random.nextInt(6) > 0 || url.length() + pair.length() >= urlRoom);
+                StringBuilder into = inForm ? form : url;
+                into.append(into.isEmpty() ? "" : "&").append(pair);
+            }
+            if (post && random.nextInt(6) == 0) {
+                kind += "-malformed";
+                for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
+                    form.insert(random.nextInt(form.length() + 1), pick(MALFORMED));
+                }
+            }
+            url.setLength(Math.min(url.length(), urlRoom));
+            String target = path + (url.isEmpty() ? "" : "?" + url);
+            byte[] body = form.toString().getBytes(StandardCharsets.UTF_8);
+            StringBuilder head = new StringBuilder((post ? "POST " : "GET ") + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+            if (post) {
+                head.append("Content-Type: ").append(random.nextInt(5) == 0 ? pick(CONTENT_TYPES) : FORM).append("\r\n")
+                        .append("Content-Length: ").append(body.length).append("\r\n");
+            }
+            head.append("\r\n");
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            bytes.writeBytes(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            if (post) {
+                bytes.writeBytes(body);
+            }
+            byte[] request = bytes.toByteArray();
+            if (quotesALeak(request)) {
+                return next();
+            }
+            return new FuzzRequest(kind, request, false, internal ? Envelope.PROMETHEUS_ERRORS : Envelope.PROMETHEUS);
+        }
+
+        /** The parameters of a route, as name and value ({@code {name}} alone: a name without '='). */
+        private List<String[]> parameters(String route) {
+            List<String[]> parameters = new ArrayList<>();
+            boolean plausible = random.nextBoolean();
+            long start = BASE_SECONDS + random.nextInt(4 * 3600) - 3600;
+            switch (route) {
+                case "query" -> {
+                    optionally(parameters, "query", query());
+                    optionally(parameters, "time", plausible ? Long.toString(start) : time());
+                }
+                case "query_range" -> {
+                    optionally(parameters, "query", query());
+                    optionally(parameters, "start", plausible ? Long.toString(start) : time());
+                    optionally(parameters, "end", plausible ? Long.toString(start + random.nextInt(3 * 3600)) : time());
+                    optionally(parameters, "step", plausible ? pick(PLAUSIBLE_STEPS) : step());
+                }
+                default -> {
+                    for (int i = 0, n = random.nextInt(4) == 0 ? random.nextInt(40) : random.nextInt(3); i < n; i++) {
+                        parameters.add(new String[] {"match[]", random.nextInt(3) == 0 ? query() : pick(SELECTORS)});
+                    }
+                    if (random.nextBoolean()) {
+                        parameters.add(new String[] {"start", plausible ? Long.toString(start) : time()});
+                        parameters.add(new String[] {"end", plausible ? Long.toString(start + 3600) : time()});
+                    }
+                }
+            }
+            for (int i = 0, n = random.nextInt(3); i < n; i++) {
+                parameters.add(switch (random.nextInt(8)) {
+                    case 0 -> new String[] {"lookback_delta", step()};
+                    case 1 -> new String[] {"limit", pick(NUMBERS)};
+                    case 2 -> new String[] {"timeout", step()};
+                    case 3 -> new String[] {"tenant", pick(new String[] {"acme", "", "*"})};
+                    case 4 -> new String[] {"metric", pick(new String[] {"temperature", "", "nope", "\u00e9"})};
+                    case 5 -> new String[] {text(1 + random.nextInt(12))};
+                    case 6 -> new String[] {pick(new String[] {"query", "time", "start", "end", "step"}), time()};
+                    default -> new String[] {text(1 + random.nextInt(12)), text(random.nextInt(20))};
+                });
+            }
+            Collections.shuffle(parameters, random);
+            return parameters;
+        }
+
+        /** The internal route's parameters, as another instance sends them, or odd. */
+        private List<String[]> internalParameters() {
+            List<String[]> parameters = new ArrayList<>();
+            optionally(parameters, "partition", random.nextBoolean() ? Integer.toString(random.nextInt(3)) : pick(NUMBERS));
+            optionally(parameters, "mode", pick(new String[] {"values", "values", "series", "series", "", "VALUES", "x"}));
+            optionally(parameters, "query", query());
+            long start = BASE + random.nextInt(3600) * 1000L;
+            optionally(parameters, "start_ms", random.nextBoolean() ? Long.toString(start) : pick(NUMBERS));
+            optionally(parameters, "end_ms", random.nextBoolean() ? Long.toString(start + random.nextInt(3600) * 1000L)
+                    : pick(NUMBERS));
+            optionally(parameters, "step_ms", random.nextBoolean() ? "60000" : pick(NUMBERS));
+            optionally(parameters, "lookback_ms", random.nextBoolean() ? "300000" : pick(NUMBERS));
+            optionally(parameters, "since_ms", random.nextBoolean() ? "-9223372036854775808" : pick(NUMBERS));
+            for (int i = 0, n = random.nextInt(3); i < n; i++) {
+                parameters.add(new String[] {"match[]", pick(SELECTORS)});
+            }
+            return parameters;
+        }
+
+        private void optionally(List<String[]> parameters, String name, String value) {
+            if (random.nextInt(12) > 0) {
+                parameters.add(new String[] {name, value});
+            }
+            if (random.nextInt(30) == 0) {
+                parameters.add(new String[] {name, random.nextBoolean() ? value : ""});
+            }
+        }
+
+        /** PromQL: a valid query, mutated or not; tokens at random; deep nesting; a long string; nothing. */
+        private String query() {
+            int dice = random.nextInt(20);
+            if (dice < 8) {
+                List<String> tokens = new ArrayList<>(List.of(pick(QUERIES).split("(?<=[(){}\\[\\],])|(?=[(){}\\[\\],])")));
+                for (int i = 0, n = random.nextInt(4); i < n; i++) {
+                    int at = random.nextInt(tokens.size() + 1);
+                    switch (random.nextInt(3)) {
+                        case 0 -> tokens.add(at, pick(TOKENS));
+                        case 1 -> tokens.remove(Math.min(at, tokens.size() - 1));
+                        default -> tokens.set(Math.min(at, tokens.size() - 1), pick(TOKENS));
+                    }
+                    if (tokens.isEmpty()) {
+                        break;
+                    }
+                }
+                return String.join("", tokens);
+            }
+            if (dice < 16) {
+                StringBuilder query = new StringBuilder();
+                for (int i = 0, n = 1 + random.nextInt(25); i < n; i++) {
+                    query.append(pick(TOKENS)).append(random.nextBoolean() ? " " : "");
+                }
+                return query.toString();
+            }
+            if (dice < 18) {
+                // Nesting as deep as a query may sensibly be, and deep enough to exhaust a recursive parser's stack.
+                int depth = random.nextBoolean() ? 50 + random.nextInt(500) : 10_000 + random.nextInt(100_000);
+                return switch (random.nextInt(4)) {
+                    case 0 -> "(".repeat(depth) + "1" + ")".repeat(depth);
+                    case 1 -> "-".repeat(depth) + "1";
+                    case 2 -> "sum(".repeat(depth) + "temperature" + ")".repeat(depth);
+                    default -> "2" + "^2".repeat(depth);
+                };
+            }
+            if (dice == 18) {
+                return "temperature{device=\"" + text(1_000 + random.nextInt(100_000)) + "\"}";
+            }
+            return "";
+        }
+
+        private String time() {
+            return random.nextInt(10) == 0 ? text(random.nextInt(30)) : pick(TIMES);
+        }
+
+        private String step() {
+            return random.nextInt(10) == 0 ? text(random.nextInt(10)) : pick(STEPS);
+        }
+
+        private String label() {
+            if (random.nextInt(5) > 0) {
+                return pick(LABELS);
+            }
+            return formEncode(text(1 + random.nextInt(random.nextInt(20) == 0 ? 2_000 : 20)).replace("\u0000", ""));
+        }
+
+        /** Letters, digits, punctuation and now and then a character outside ASCII. */
+        private String text(int length) {
+            StringBuilder text = new StringBuilder(length);
+            for (int i = 0; i < length; i++) {
+                text.append(random.nextInt(30) == 0 ? pick(OUTSIDE_ASCII) : TEXT.charAt(random.nextInt(TEXT.length())));
+            }
+            return text.toString();
+        }
+
+        private static String formEncode(String text) {
+            return java.net.URLEncoder.encode(text, StandardCharsets.UTF_8);
+        }
+
+        private String pick(String[] choices) {
+            return choices[random.nextInt(choices.length)];
         }
     }
 }

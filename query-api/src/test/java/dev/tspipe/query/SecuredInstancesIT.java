@@ -34,9 +34,11 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -47,7 +49,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,9 +60,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Two instances of a multi-tenant deployment with bearer tokens and HTTPS, on the embedded broker:
  * a tenant's token reads its own series from either instance (so through forwarding, over HTTPS, too),
- * never another tenant's, and cannot tell whether another tenant's series exist; the cluster-wide
- * routes need an admin token; a token removed from the file stops working on both instances without a
- * restart; and no token appears in any log line of the run.
+ * never another tenant's, and cannot tell whether another tenant's series exist, in tspipe's API and in the
+ * Prometheus API alike; the cluster-wide routes need an admin token; a token removed from the file stops
+ * working on both instances without a restart; and no token appears in any log line of the run.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SecuredInstancesIT {
@@ -272,6 +276,64 @@ class SecuredInstancesIT {
         assertThat(get(a, "/api/v1/series/press-w/env.temperature/latest", GLOBEX_READ).status()).isEqualTo(404);
     }
 
+    /**
+     * The Prometheus API, asked as Grafana asks (POST forms, unix seconds): a regex reads every partition, on both
+     * instances (so the other instance's partitions through the internal route, with the caller's token). A tenant's
+     * token sees all of its own series and nothing of another tenant's, whether the query names no tenant, matches
+     * the other tenant's label, or lists label values; naming another tenant is refused in Prometheus' envelope.
+     */
+    @Test
+    @Order(4)
+    void thePrometheusApiShowsATenantsTokenItsOwnSeriesOnly() throws Exception {
+        Set<String> acme = devices("acme");
+        Set<String> globex = devices("globex");
+        for (TestNode instance : List.of(a, b)) {
+            for (String selector : List.of("{__name__=~\".+\"}", "{device=~\"p.+\"}")) {
+                String query = "count_over_time(" + selector + "[10m])";
+                Answer own = rangeQuery(instance, query, Map.of(), ACME_READ);
+                assertThat(own.status()).as(query + " " + own.raw().body()).isEqualTo(200);
+                assertThat(tenantsOf(own)).as(query).containsOnly("acme");
+                assertThat(devicesOf(own)).as(query).containsAll(acme).doesNotContainAnyElementsOf(globex);
+                for (JsonNode series : own.body().at("/data/result")) {
+                    String device = series.at("/metric/device").asText();
+                    if (acme.contains(device)) {
+                        // The last instant's window holds every reading written.
+                        JsonNode values = series.get("values");
+                        assertThat(values.get(values.size() - 1).get(1).asInt()).as(series.toString())
+                                .isEqualTo(SERIES.get("acme").get(device + "/temperature").size());
+                    }
+                }
+
+                Answer namingGlobex = rangeQuery(instance, query, Map.of("tenant", "globex"), ACME_READ);
+                assertPrometheusError(namingGlobex, 403, "forbidden");
+                assertPrometheusError(rangeQuery(instance, query, Map.of(), null), 401, "unauthorized");
+
+                Answer everyTenant = rangeQuery(instance, query, Map.of(), EVERY_TENANT_READ);
+                assertThat(tenantsOf(everyTenant)).as(query).containsOnly("acme", "globex");
+                assertThat(devicesOf(everyTenant)).as(query).containsAll(acme).containsAll(globex);
+                Answer everyTenantNamingAcme = rangeQuery(instance, query, Map.of("tenant", "acme"), EVERY_TENANT_READ);
+                assertThat(tenantsOf(everyTenantNamingAcme)).as(query).containsOnly("acme");
+                assertThat(devicesOf(everyTenantNamingAcme)).as(query).containsAll(acme);
+            }
+            String globexMatcher = "count_over_time({__name__=~\".+\",tenant=\"globex\"}[10m])";
+            Answer matchingGlobex = rangeQuery(instance, globexMatcher, Map.of(), ACME_READ);
+            assertThat(matchingGlobex.status()).isEqualTo(200);
+            assertThat(matchingGlobex.body().get("status").asText()).isEqualTo("success");
+            assertThat(matchingGlobex.body().at("/data/result")).as(matchingGlobex.raw().body()).isEmpty();
+            assertThat(devicesOf(rangeQuery(instance, globexMatcher, Map.of(), EVERY_TENANT_READ)))
+                    .as("the same matcher with a token for every tenant").containsAll(globex);
+
+            assertThat(labelValues(instance, "tenant", "", ACME_READ)).containsExactly("acme");
+            assertThat(labelValues(instance, "tenant", "", EVERY_TENANT_READ)).containsExactly("acme", "globex");
+            assertThat(labelValues(instance, "tenant", "?tenant=acme", EVERY_TENANT_READ)).containsExactly("acme");
+            assertThat(labelValues(instance, "device", "", GLOBEX_READ)).containsAll(globex)
+                    .doesNotContainAnyElementsOf(acme);
+            assertPrometheusError(get(instance, "/prometheus/api/v1/label/device/values?tenant=acme", GLOBEX_READ), 403,
+                    "forbidden");
+            assertPrometheusError(get(instance, "/prometheus/api/v1/label/tenant/values", null), 401, "unauthorized");
+        }
+    }
+
     @Test
     @Order(5)
     void aTokenRemovedFromTheFileStopsWorkingOnBothInstancesAndANewOneWorksWithoutARestart() throws Exception {
@@ -336,6 +398,69 @@ class SecuredInstancesIT {
             series.put(String.format("%s-%02d/temperature", devicePrefix, d), readings);
         }
         return series;
+    }
+
+    private static Set<String> devices(String tenant) {
+        Set<String> devices = new TreeSet<>();
+        SERIES.get(tenant).keySet().forEach(series -> devices.add(series.substring(0, series.indexOf('/'))));
+        return devices;
+    }
+
+    /**
+     * {@code query} from {@code BASE} to two minutes later, a point a minute, as Grafana asks: POST, a form body, unix
+     * seconds; with the form parameters of {@code more} (a tenant), and {@code token}'s bearer token when not null.
+     */
+    private static Answer rangeQuery(TestNode instance, String query, Map<String, String> more, String token)
+            throws Exception {
+        Map<String, String> form = new LinkedHashMap<>(Map.of("query", query, "start", Long.toString(BASE / 1000),
+                "end", Long.toString(BASE / 1000 + 120), "step", "60"));
+        form.putAll(more);
+        StringBuilder body = new StringBuilder();
+        form.forEach((name, value) -> body.append(body.isEmpty() ? "" : "&")
+                .append(URLEncoder.encode(name, StandardCharsets.UTF_8)).append('=')
+                .append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(instance.server().url()
+                        + "/prometheus/api/v1/query_range"))
+                .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return new Answer(response.statusCode(), JSON.readTree(response.body()), response);
+    }
+
+    private static Set<String> tenantsOf(Answer answer) {
+        return labelOf(answer, "tenant");
+    }
+
+    private static Set<String> devicesOf(Answer answer) {
+        return labelOf(answer, "device");
+    }
+
+    /** The values of {@code label} in a successful answer's series; a series without it counts as "". */
+    private static Set<String> labelOf(Answer answer, String label) {
+        assertThat(answer.status()).as(answer.raw().body()).isEqualTo(200);
+        assertThat(answer.body().get("status").asText()).isEqualTo("success");
+        Set<String> values = new TreeSet<>();
+        answer.body().at("/data/result").forEach(series -> values.add(series.get("metric").path(label).asText("")));
+        return values;
+    }
+
+    private static List<String> labelValues(TestNode instance, String label, String query, String token) throws Exception {
+        Answer answer = get(instance, "/prometheus/api/v1/label/" + label + "/values" + query, token);
+        assertThat(answer.status()).as(answer.raw().body()).isEqualTo(200);
+        assertThat(answer.body().get("status").asText()).isEqualTo("success");
+        List<String> values = new ArrayList<>();
+        answer.body().get("data").forEach(value -> values.add(value.asText()));
+        return values;
+    }
+
+    private static void assertPrometheusError(Answer answer, int status, String errorType) {
+        assertThat(answer.status()).as(answer.raw().body()).isEqualTo(status);
+        assertThat(answer.body().path("status").asText()).isEqualTo("error");
+        assertThat(answer.body().path("errorType").asText()).isEqualTo(errorType);
+        assertThat(answer.body().path("error").asText()).isNotEmpty();
     }
 
     private static boolean allLatestStored(TestNode instance) throws Exception {

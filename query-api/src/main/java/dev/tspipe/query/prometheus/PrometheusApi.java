@@ -2,6 +2,7 @@ package dev.tspipe.query.prometheus;
 
 import dev.tspipe.ingest.SeriesName;
 import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.topology.DevicePartitioner;
 import dev.tspipe.query.ApiException;
@@ -15,6 +16,7 @@ import io.javalin.http.Context;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -48,6 +50,11 @@ import java.util.stream.IntStream;
  * silently short. A partition read from a standby is named in the answer's {@code warnings}.
  */
 public final class PrometheusApi implements AutoCloseable {
+
+    private static final String FORM = "tspipe.prometheus.form";
+    /** Seconds as a plain decimal (an exponent of at most two digits): a longer one would be expanded before it is refused. */
+    private static final java.util.regex.Pattern SECONDS =
+            java.util.regex.Pattern.compile("[+-]?(\\d{1,20}(\\.\\d{0,20})?|\\.\\d{1,20})([eE][+-]?\\d{1,2})?");
 
     /** The route other instances are asked for one partition's part of a query. */
     public static final String PARTITION_PATH = "/prometheus/internal/partition";
@@ -121,7 +128,21 @@ public final class PrometheusApi implements AutoCloseable {
     private void queryRange(Context ctx) {
         long start = time(ctx, "start", null);
         long end = time(ctx, "end", null);
-        long step = duration(ctx, "step", null);
+        Instants instants = instants(start, end, duration(ctx, "step", null));
+        PromQuery query = parse(ctx);
+        if (query.isNumber()) {
+            double[] values = new double[instants.count()];
+            java.util.Arrays.fill(values, query.number());
+            answer(ctx, PromJson.matrix(List.of(new PromQuery.Labeled(Map.of(), values)), instants), List.of());
+            return;
+        }
+        List<String> warnings = new ArrayList<>();
+        List<PromQuery.Labeled> result = query.evaluate(values(ctx, query, instants, warnings));
+        answer(ctx, PromJson.matrix(result, instants), warnings);
+    }
+
+    /** The instants of a range query, each bad form a 400 in Prometheus' words. */
+    private static Instants instants(long start, long end, long step) {
         if (end < start) {
             throw ApiException.badParameter("end", "end timestamp must not be before start time");
         }
@@ -133,17 +154,7 @@ public final class PrometheusApi implements AutoCloseable {
             throw ApiException.badParameter("step", "exceeded maximum resolution of " + Instants.MAX_POINTS + " points per "
                     + "timeseries. Try decreasing the query resolution (?step=XX)");
         }
-        Instants instants = new Instants(start, end, step);
-        PromQuery query = parse(ctx);
-        if (query.isNumber()) {
-            double[] values = new double[instants.count()];
-            java.util.Arrays.fill(values, query.number());
-            answer(ctx, PromJson.matrix(List.of(new PromQuery.Labeled(Map.of(), values)), instants), List.of());
-            return;
-        }
-        List<String> warnings = new ArrayList<>();
-        List<PromQuery.Labeled> result = query.evaluate(values(ctx, query, instants, warnings));
-        answer(ctx, PromJson.matrix(result, instants), warnings);
+        return new Instants(start, end, step);
     }
 
     private PromQuery parse(Context ctx) {
@@ -354,14 +365,19 @@ public final class PrometheusApi implements AutoCloseable {
         if (mode.equals("values")) {
             PromQuery query;
             try {
-                query = PromQuery.parse(required(ctx, "query"), number(ctx, "lookback_ms"), tenant(ctx));
+                long lookback = number(ctx, "lookback_ms");
+                if (lookback <= 0 || lookback > RowKey.MAX_EPOCH_MILLIS) {
+                    throw ApiException.badParameter("lookback_ms", "must be longer than 0 and at most 10,000 years");
+                }
+                query = PromQuery.parse(required(ctx, "query"), lookback, tenant(ctx));
             } catch (PromQlException e) {
                 throw ApiException.badParameter("query", e.getMessage());
             }
             if (query.isNumber()) {
                 throw ApiException.badParameter("query", "a number reads no partition");
             }
-            Instants instants = new Instants(number(ctx, "start_ms"), number(ctx, "end_ms"), number(ctx, "step_ms"));
+            Instants instants = instants(inRange("start_ms", number(ctx, "start_ms")), inRange("end_ms", number(ctx, "end_ms")),
+                    number(ctx, "step_ms"));
             local = stores -> reader.values(stores, query.leaf(), instants);
         } else if (mode.equals("series")) {
             List<SeriesSelection> selections = selections(ctx);
@@ -391,24 +407,46 @@ public final class PrometheusApi implements AutoCloseable {
 
     private static String param(Context ctx, String name) {
         String value = ctx.queryParam(name);
-        if (value == null && isForm(ctx)) {
-            value = ctx.formParam(name);
+        if (value == null) {
+            List<String> values = form(ctx).getOrDefault(name, List.of());
+            value = values.isEmpty() ? null : values.get(0);
         }
         return value;
     }
 
     private static List<String> params(Context ctx, String name) {
         List<String> values = new ArrayList<>(ctx.queryParams(name));
-        if (isForm(ctx)) {
-            values.addAll(ctx.formParams(name));
-        }
+        values.addAll(form(ctx).getOrDefault(name, List.of()));
         return values;
     }
 
-    private static boolean isForm(Context ctx) {
-        String type = ctx.contentType();
-        return ctx.method().name().equals("POST") && type != null
-                && type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded");
+    /** The request's form body (a POST of {@code application/x-www-form-urlencoded}), read once, as UTF-8 whatever charset it names. */
+    private static Map<String, List<String>> form(Context ctx) {
+        Map<String, List<String>> form = ctx.attribute(FORM);
+        if (form != null) {
+            return form;
+        }
+        form = new LinkedHashMap<>();
+        String type = ctx.header("Content-Type");
+        if (ctx.method().name().equals("POST") && type != null
+                && type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+            String body = new String(ctx.bodyAsBytes(), StandardCharsets.UTF_8);
+            for (String pair : body.split("&")) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                try {
+                    String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                    String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                    form.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
+                } catch (IllegalArgumentException e) {
+                    throw ApiException.badParameter("body", "the form body is not URL-encoded: " + e.getMessage());
+                }
+            }
+        }
+        ctx.attribute(FORM, form);
+        return form;
     }
 
     private static String required(Context ctx, String name) {
@@ -439,14 +477,22 @@ public final class PrometheusApi implements AutoCloseable {
         }
         Long millis = secondsInMillis(text);
         if (millis != null) {
-            return millis;
+            return inRange(name, millis);
         }
         try {
-            return OffsetDateTime.parse(text).toInstant().toEpochMilli();
-        } catch (DateTimeParseException e) {
+            return inRange(name, OffsetDateTime.parse(text).toInstant().toEpochMilli());
+        } catch (DateTimeParseException | ArithmeticException e) {
             throw ApiException.badParameter(name, "cannot parse \"" + text + "\" to a valid timestamp: unix seconds "
                     + "(1700000000.5) or RFC 3339 (2026-12-02T10:00:00Z)");
         }
+    }
+
+    /** A time within the years 0000 to 9999 (as row keys hold them, negative down to -9999): a 400 outside. */
+    private static long inRange(String name, long millis) {
+        if (Math.abs(millis) > RowKey.MAX_EPOCH_MILLIS) {
+            throw ApiException.badParameter(name, "the time is outside the years -9999 to 9999");
+        }
+        return millis;
     }
 
     /** A duration: seconds as a number ({@code 15}, {@code 0.5}, as Grafana sends steps) or PromQL's ({@code 15s}, {@code 1m30s}). */
@@ -472,6 +518,9 @@ public final class PrometheusApi implements AutoCloseable {
 
     /** Seconds as a decimal number ({@code 1700000000.5}) in whole milliseconds (finer digits dropped); null if not one. */
     private static Long secondsInMillis(String text) {
+        if (!SECONDS.matcher(text).matches()) {
+            return null;
+        }
         try {
             return new BigDecimal(text).movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact();
         } catch (NumberFormatException | ArithmeticException notANumber) {
@@ -481,8 +530,8 @@ public final class PrometheusApi implements AutoCloseable {
 
     private static long lookback(Context ctx) {
         long lookback = duration(ctx, "lookback_delta", Leaf.DEFAULT_LOOKBACK_MILLIS);
-        if (lookback <= 0) {
-            throw ApiException.badParameter("lookback_delta", "must be longer than 0");
+        if (lookback <= 0 || lookback > RowKey.MAX_EPOCH_MILLIS) {
+            throw ApiException.badParameter("lookback_delta", "must be longer than 0 and at most 10,000 years");
         }
         return lookback;
     }

@@ -2,6 +2,7 @@ package dev.tspipe.query.prometheus;
 
 import dev.tspipe.ingest.SeriesName;
 import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.query.ApiException;
 import dev.tspipe.query.promql.Expr;
 
 import java.util.List;
@@ -80,9 +81,48 @@ public final class SeriesSelection {
         return switch (matcher.op()) {
             case EQUAL -> value::equals;
             case NOT_EQUAL -> Predicate.not(value::equals);
-            case REGEX -> Pattern.compile(value, Pattern.DOTALL).asMatchPredicate();
-            case NOT_REGEX -> Pattern.compile(value, Pattern.DOTALL).asMatchPredicate().negate();
+            case REGEX -> regex(value);
+            case NOT_REGEX -> regex(value).negate();
         };
+    }
+
+    /** The most characters one match of a regular expression against one value may read. */
+    static final int REGEX_STEPS = 1_000_000;
+
+    /**
+     * A whole-value match that gives up with a 422 after {@value #REGEX_STEPS} reads of the value: Java's regular
+     * expressions backtrack, and some take exponential time ({@code (.*a){20}} against 28 a and a !: 5 seconds); Prometheus' RE2
+     * cannot, and a client of the API must not be able to hold a request thread for minutes.
+     */
+    private static Predicate<String> regex(String expression) {
+        Pattern pattern = Pattern.compile(expression, Pattern.DOTALL);
+        return value -> pattern.matcher(new Bounded(value, new int[] {REGEX_STEPS}, expression)).matches();
+    }
+
+    private record Bounded(String value, int[] budget, String expression) implements CharSequence {
+        @Override
+        public char charAt(int index) {
+            if (--budget[0] < 0) {
+                throw ApiException.unprocessable("the regular expression \"" + expression + "\" takes too long on a label "
+                        + "value (it backtracks); write it without nested repetition");
+            }
+            return value.charAt(index);
+        }
+
+        @Override
+        public int length() {
+            return value.length();
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return new Bounded(value.substring(start, end), budget, expression);
+        }
+
+        @Override
+        public String toString() {
+            return value;
+        }
     }
 
     /** The device when an {@code =} matcher names it: the series are then all in that device's partition. */

@@ -35,8 +35,14 @@ public final class PromQl {
             "count_over_time", "last_over_time", "rate", "increase");
     private static final Pattern DURATION_PART = Pattern.compile("(\\d+)(ms|s|m|h|d|w|y)");
 
+    /** The deepest nesting taken: far beyond any real query, far below what overflows a thread's stack. */
+    static final int MAX_DEPTH = 200;
+    /** The longest range or duration taken: 10,000 years. */
+    static final long MAX_DURATION_MILLIS = 10_000L * 31_536_000_000L;
+
     private final String query;
     private int pos;
+    private int depth;
 
     private PromQl(String query) {
         this.query = query;
@@ -89,6 +95,18 @@ public final class PromQl {
     }
 
     private Expr unary() throws PromQlException {
+        // Every nesting (parentheses, calls, aggregations, signs, powers) passes here: bound the recursion.
+        if (++depth > MAX_DEPTH) {
+            throw error("the query nests deeper than " + MAX_DEPTH + " levels");
+        }
+        try {
+            return signed();
+        } finally {
+            depth--;
+        }
+    }
+
+    private Expr signed() throws PromQlException {
         skipSpace();
         if (peekIs('-') || peekIs('+')) {
             int at = pos;
@@ -351,6 +369,9 @@ public final class PromQl {
                 throw new PromQlException(start, "the duration " + text + " is too long");
             }
             end = matcher.end();
+        }
+        if (millis > MAX_DURATION_MILLIS) {
+            throw new PromQlException(start, "the duration " + text + " is longer than 10,000 years");
         }
         if (text.isEmpty() || end != text.length() || millis == 0) {
             throw new PromQlException(start, "'" + text + "' is not a duration such as 5m, 1h30m or 30s");

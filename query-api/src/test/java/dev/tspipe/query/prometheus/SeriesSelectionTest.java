@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SeriesSelectionTest {
 
@@ -135,5 +136,16 @@ class SeriesSelectionTest {
                 new Matcher("job", MatchOp.REGEX, "no.*")), null).matches(disk)).isTrue();
         assertThat(new SeriesSelection(List.of(new Matcher("exported_device", MatchOp.EQUAL, "sdb")), null)
                 .matches(disk)).isFalse();
+    }
+
+    @Test
+    void aRegularExpressionThatBacktracksWithoutEndIsA422NotAHungThread() {
+        SeriesId long_ = SeriesId.of("a".repeat(28) + "!", "m");
+        SeriesSelection catastrophic = new SeriesSelection(List.of(new Matcher("device", MatchOp.REGEX, "(.*a){20}")), null);
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> catastrophic.matches(long_)).isInstanceOf(dev.tspipe.query.ApiException.class)
+                .hasMessageContaining("takes too long").extracting(e -> ((dev.tspipe.query.ApiException) e).status()).isEqualTo(422);
+        assertThat(System.nanoTime() - started).as("gave up, not finished").isLessThan(java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
+        assertThat(new SeriesSelection(List.of(new Matcher("device", MatchOp.REGEX, "(a+)+!")), null).matches(long_)).isTrue();
     }
 }

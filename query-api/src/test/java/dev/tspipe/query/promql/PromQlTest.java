@@ -302,4 +302,18 @@ class PromQlTest {
     private static String pick(Random random, List<String> values) {
         return values.get(random.nextInt(values.size()));
     }
+
+    @Test
+    void nestingAndDurationsAreBoundedWithAnError() throws Exception {
+        String deep = "(".repeat(5_000) + "1" + ")".repeat(5_000);
+        assertThatThrownBy(() -> PromQl.parse(deep)).isInstanceOf(PromQlException.class)
+                .hasMessageContaining("nests deeper than " + PromQl.MAX_DEPTH);
+        assertThatThrownBy(() -> PromQl.parse("-".repeat(5_000) + "1")).isInstanceOf(PromQlException.class)
+                .hasMessageContaining("nests deeper");
+        assertThatThrownBy(() -> PromQl.parse("sum(".repeat(3_000) + "up" + ")".repeat(3_000)))
+                .isInstanceOf(PromQlException.class).hasMessageContaining("nests deeper");
+        assertThatThrownBy(() -> PromQl.parse("rate(up[10001y])")).isInstanceOf(PromQlException.class)
+                .hasMessageContaining("longer than 10,000 years");
+        assertThat(PromQl.parse("(".repeat(150) + "1" + ")".repeat(150))).isEqualTo(new Expr.NumberLiteral(1));
+    }
 }
