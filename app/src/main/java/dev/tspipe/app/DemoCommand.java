@@ -2,6 +2,8 @@ package dev.tspipe.app;
 
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
+import dev.tspipe.ingest.influx.InfluxMapping;
+import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.query.auth.ApiTokens;
 import dev.tspipe.query.auth.BearerTokens;
@@ -127,7 +129,8 @@ final class DemoCommand implements Callable<Integer> {
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(new TspipeNode.Settings(
                     kafka.bootstrapServers(), registry.url(), "tspipe-demo", EmbeddedKafka.HOST, httpPort, EmbeddedKafka.HOST,
                     dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
-                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.ofNullable(authTokens), Optional.empty(), Map.of())));
+                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.ofNullable(authTokens), Optional.empty(), Map.of(),
+                    InfluxMapping.DEFAULT, RemoteWrite.defaults())));
 
             if (rate > 0) {
                 lifecycle.register("load generator", DemoLoad.start(kafka.bootstrapServers(), registry.url(), generatorToken,

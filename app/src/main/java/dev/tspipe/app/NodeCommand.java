@@ -105,6 +105,9 @@ final class NodeCommand implements Callable<Integer> {
             description = "Standby copies of each task on other instances, for fast failover (default: ${DEFAULT-VALUE}).")
     int standbyReplicas;
 
+    @Mixin
+    WriteMappingOptions writeMapping;
+
     @Spec
     CommandSpec spec;
 
@@ -121,7 +124,7 @@ final class NodeCommand implements Callable<Integer> {
                 applicationId, httpHost,
                 httpPort, advertisedHost != null ? advertisedHost : hostName(), stateDir, readingsTopic, dlqTopic,
                 processingGuarantee, threads, standbyReplicas, extra, httpSecurity.authTokens(), httpSecurity.tls(),
-                clientSettings);
+                clientSettings, writeMapping.influx(), writeMapping.remoteWrite());
         if (createTopics) {
             TopicSetup.createMissing(clientSettings, readingsTopic, partitions, dlqTopic);
         }

@@ -1,6 +1,8 @@
 package dev.tspipe.app;
 
 import dev.tspipe.ingest.ReadingProducer;
+import dev.tspipe.ingest.influx.InfluxMapping;
+import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.query.QueryServer;
@@ -35,7 +37,8 @@ final class TspipeNode implements AutoCloseable {
     record Settings(String bootstrapServers, String schemaRegistryUrl, String applicationId, String httpHost, int httpPort,
                     String advertisedHost, String stateDir, String readingsTopic, String dlqTopic,
                     String processingGuarantee, int threads, int standbyReplicas, Properties extra,
-                    Optional<Path> authTokens, Optional<HttpTls> tls, Map<String, Object> clientSettings) {
+                    Optional<Path> authTokens, Optional<HttpTls> tls, Map<String, Object> clientSettings,
+                    InfluxMapping influx, RemoteWrite remoteWrite) {
     }
 
     private final KafkaStreams streams;
@@ -101,6 +104,7 @@ final class TspipeNode implements AutoCloseable {
                     .authTokens(settings.authTokens().orElse(null))
                     .tls(settings.tls().orElse(null))
                     .writes(writes)
+                    .writeMappings(settings.influx(), settings.remoteWrite())
                     .start();
         } catch (IllegalArgumentException e) {
             // A tokens file, certificate or key that cannot be used: the message names the file and what is wrong.

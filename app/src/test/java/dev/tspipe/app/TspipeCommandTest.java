@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -76,6 +77,25 @@ class TspipeCommandTest {
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(run.err()).contains("--processing-guarantee must be exactly_once_v2 or at_least_once");
+    }
+
+    @Test
+    void nodeWriteMappingsComeFromOptionsAndABadOneIsAUsageError() {
+        WriteMappingOptions defaults = CommandLine.populateCommand(new WriteMappingOptions());
+        assertThat(defaults.influx()).isEqualTo(dev.tspipe.ingest.influx.InfluxMapping.DEFAULT);
+        assertThat(defaults.remoteWrite().deviceLabels()).containsExactly("instance", "job");
+        WriteMappingOptions given = CommandLine.populateCommand(new WriteMappingOptions(), "--influx-device-tags", "sensor, gw",
+                "--influx-metric", "field", "--remote-write-device-labels", "job");
+        assertThat(given.influx()).isEqualTo(new dev.tspipe.ingest.influx.InfluxMapping(List.of("sensor", "gw"), false));
+        assertThat(given.remoteWrite().deviceLabels()).containsExactly("job");
+
+        CommandRun run = CommandRun.of("node", "--influx-metric", "measurement");
+        assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("--influx-metric must be measurement.field or field, not 'measurement'");
+        assertThat(CommandRun.of("node", "--remote-write-device-labels", "instance,,job").err())
+                .contains("--remote-write-device-labels takes names separated by commas");
+        assertThat(CommandRun.of("node", "--help").out()).contains("--influx-device-tags", "--influx-metric",
+                "--remote-write-device-labels");
     }
 
     @Test

@@ -167,6 +167,8 @@ public final class QueryServer implements AutoCloseable {
         private Duration tokensPoll = TokenFile.DEFAULT_POLL;
         private HttpTls tls;
         private ReadingProducer writes;
+        private InfluxMapping influx = InfluxMapping.DEFAULT;
+        private RemoteWrite remoteWrite = RemoteWrite.defaults();
 
         private Builder() {
         }
@@ -184,6 +186,13 @@ public final class QueryServer implements AutoCloseable {
          * Requires a bearer token on every route but {@code /health}, {@code /ready} and {@code /openapi.json}:
          * the tokens of this file ({@link dev.tspipe.query.auth.ApiTokens}), read again when it changes.
          */
+        /** How line protocol and remote-write name devices and metrics (docs/ingest.md); the defaults otherwise. */
+        public Builder writeMappings(InfluxMapping influx, RemoteWrite remoteWrite) {
+            this.influx = Objects.requireNonNull(influx, "influx");
+            this.remoteWrite = Objects.requireNonNull(remoteWrite, "remoteWrite");
+            return this;
+        }
+
         public Builder authTokens(Path file) {
             this.authTokens = file;
             return this;
@@ -278,7 +287,7 @@ public final class QueryServer implements AutoCloseable {
             SeriesRouting routing = new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag);
             Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics, routing, forwarder,
                     requestTimeout, failoverWait, tokens, writes == null ? null
-                    : new HttpWrites(writes, InfluxMapping.DEFAULT, RemoteWrite.defaults(), registry, Clock.systemUTC()));
+                    : new HttpWrites(writes, influx, remoteWrite, registry, Clock.systemUTC()));
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
                 config.startup.showOldJavalinVersionWarning = false;

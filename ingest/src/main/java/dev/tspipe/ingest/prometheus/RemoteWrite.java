@@ -91,6 +91,11 @@ public final class RemoteWrite {
         this.deviceLabels = List.copyOf(deviceLabels);
     }
 
+    /** The labels that name a series' device, in the order they are tried. */
+    public List<String> deviceLabels() {
+        return deviceLabels;
+    }
+
     /** The default mapping: device from {@code instance}, else {@code job}. */
     public static RemoteWrite defaults() {
         return new RemoteWrite(List.of("instance", "job"));
