@@ -307,6 +307,13 @@ class PrometheusApiIT {
         assertError(get(a, "/prometheus/api/v1/query_range?query=" + encode("temperature{device=~\"(\"}") + range), 400,
                 "bad_data", "regular expression");
         assertError(get(a, "/prometheus/api/v1/status/buildinfo"), 404, "not_found", "no route");
+        // A query longer than a request line may be (8 KiB) is asked of the other instance in a form body: answered fresh.
+        String longQuery = "count_over_time(temperature{device=~\"" + "x".repeat(8_200) + "|press-.*\"}[5m])";
+        HttpResponse<String> longOne = post(a, "/prometheus/api/v1/query", ("query=" + encode(longQuery) + "&time="
+                + (BASE + 30 * MINUTE) / 1000).getBytes(StandardCharsets.UTF_8), "application/x-www-form-urlencoded", null);
+        assertThat(longOne.statusCode()).as(longOne.body()).isEqualTo(200);
+        assertThat(JSON.readTree(longOne.body()).at("/data/result")).hasSize(5);
+        assertThat(JSON.readTree(longOne.body()).has("warnings")).as("no partition read stale: " + longOne.body()).isFalse();
     }
 
     // -----------------------------------------------------------------------------------

@@ -310,8 +310,8 @@ public final class PrometheusApi implements AutoCloseable {
                 .orElseGet(() -> IntStream.range(0, count).boxed().toList());
         String authorization = ctx.header("Authorization");
         List<CompletableFuture<PartitionReads.Answer>> answers = partitions.stream().map(p -> CompletableFuture.supplyAsync(
-                () -> reads.read(p, local, new Forwarder.Request(PARTITION_PATH + "?partition=" + p + "&" + encode(internal),
-                        authorization)), fanOut)).toList();
+                () -> reads.read(p, local, new Forwarder.Request(PARTITION_PATH + "?partition=" + p, authorization,
+                        encode(internal))), fanOut)).toList();
         List<PartitionSeries.Values> values = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (int i = 0; i < partitions.size(); i++) {
@@ -567,10 +567,12 @@ public final class PrometheusApi implements AutoCloseable {
         return PromJson.error(type, message);
     }
 
-    /** The message of an error in Prometheus' envelope, or the body itself when it is not one. */
+    /** The message of an error in Prometheus' envelope or tspipe's, or the body itself when it is neither. */
     public static String errorMessage(byte[] body) {
         try {
-            String message = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body).path("error").asText(null);
+            com.fasterxml.jackson.databind.JsonNode error = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
+            // Prometheus' envelope has the message in "error"; tspipe's own shape (a refusal before any route), in "message".
+            String message = error.path(error.has("errorType") ? "error" : "message").asText(null);
             if (message != null) {
                 return message;
             }

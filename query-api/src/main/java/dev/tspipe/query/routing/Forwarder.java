@@ -3,6 +3,7 @@ package dev.tspipe.query.routing;
 import org.apache.kafka.streams.state.HostInfo;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
@@ -11,6 +12,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -82,9 +84,15 @@ public final class Forwarder implements AutoCloseable {
     /**
      * What is asked of another instance: a path with its query, and the caller's {@code Authorization}
      * header (null if none), which is passed on as it came so that the other instance checks the
-     * caller's token itself: a forwarded request can read no more than the caller may.
+     * caller's token itself: a forwarded request can read no more than the caller may. With a {@code form}
+     * (URL-encoded parameters) it is a POST of that form, for parameters too long for a request line.
      */
-    public record Request(String pathAndQuery, String authorization) {
+    public record Request(String pathAndQuery, String authorization, String form) {
+        /** A GET. */
+        public Request(String pathAndQuery, String authorization) {
+            this(pathAndQuery, authorization, null);
+        }
+
         /** A request without credentials. */
         public static Request of(String pathAndQuery) {
             return new Request(pathAndQuery, null);
@@ -154,7 +162,7 @@ public final class Forwarder implements AutoCloseable {
     private Pending send(HostInfo host, Request call) {
         String pathAndQuery = call.pathAndQuery();
         org.eclipse.jetty.client.Request request = client.newRequest(scheme + "://" + host.host() + ":" + host.port() + pathAndQuery)
-                .method(HttpMethod.GET)
+                .method(call.form() == null ? HttpMethod.GET : HttpMethod.POST)
                 .headers(headers -> {
                     headers.put(FORWARDED_HEADER, "1");
                     if (call.authorization() != null) {
@@ -162,6 +170,9 @@ public final class Forwarder implements AutoCloseable {
                     }
                 })
                 .timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (call.form() != null) {
+            request.body(new StringRequestContent("application/x-www-form-urlencoded", call.form(), StandardCharsets.UTF_8));
+        }
         return new Pending(request, new CompletableResponseListener(request, MAX_ANSWER_BYTES).send().handle((response, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
