@@ -10,6 +10,7 @@ public final class ApiException extends RuntimeException {
     private final String code;
     private final String retryAfterSeconds;
     private final String wwwAuthenticate;
+    private Integer line;
 
     private ApiException(int status, String code, String message, String retryAfterSeconds) {
         this(status, code, message, retryAfterSeconds, null);
@@ -58,6 +59,13 @@ public final class ApiException extends RuntimeException {
         return new ApiException(status, "relayed", message, null);
     }
 
+    /** 400 for a line of a written body: {@link #badParameter} that also names the line (InfluxDB's errors carry it). */
+    public static ApiException badLine(int line, String parameter, String message) {
+        ApiException e = badParameter(parameter, message);
+        e.line = line;
+        return e;
+    }
+
     /** 404: nothing is stored under what the request names. */
     public static ApiException notFound(String code, String message) {
         return new ApiException(404, code, message, null);
@@ -74,6 +82,11 @@ public final class ApiException extends RuntimeException {
 
     public String code() {
         return code;
+    }
+
+    /** The line of a written body that was refused (from 1), or null. */
+    public Integer line() {
+        return line;
     }
 
     /** The {@code Retry-After} header value, or null. */

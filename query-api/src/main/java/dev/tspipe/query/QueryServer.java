@@ -887,6 +887,20 @@ public final class QueryServer implements AutoCloseable {
             }
         }
 
+        /** InfluxDB 2's error code of a status (its API's {@code Error.code}). */
+        private static String influxCode(int status) {
+            return switch (status) {
+                case 400 -> "invalid";
+                case 401 -> "unauthorized";
+                case 403 -> "forbidden";
+                case 404 -> "not found";
+                case 413 -> "request too large";
+                case 429 -> "too many requests";
+                case 503 -> "unavailable";
+                default -> status >= 500 ? "internal error" : "invalid";
+            };
+        }
+
         static void error(Context ctx, ApiException e) {
             if (e.retryAfterSeconds() != null) {
                 ctx.header("Retry-After", e.retryAfterSeconds());
@@ -894,10 +908,32 @@ public final class QueryServer implements AutoCloseable {
             if (e.wwwAuthenticate() != null) {
                 ctx.header("WWW-Authenticate", e.wwwAuthenticate());
             }
-            error(ctx, e.status(), e.code(), e.getMessage());
+            error(ctx, e.status(), e.code(), e.getMessage(), e.line());
         }
 
         private static void error(Context ctx, int status, String code, String message) {
+            error(ctx, status, code, message, null);
+        }
+
+        /**
+         * The error in the shape the route's clients read: Prometheus' envelope under {@code /prometheus/}, InfluxDB 2's
+         * ({@code code}, {@code message}, {@code line}) on {@code /api/v2/write}, InfluxDB 1's ({@code error}, {@code line})
+         * on {@code /write}, tspipe's ({@code error}: a code, {@code message}) elsewhere.
+         */
+        private static void error(Context ctx, int status, String code, String message, Integer line) {
+            if (ctx.path().equals(WRITE_PATHS.get(0)) || ctx.path().equals(WRITE_PATHS.get(1))) {
+                ObjectNode body = JSON.createObjectNode();
+                if (ctx.path().equals(WRITE_PATHS.get(0))) {
+                    body.put("code", influxCode(status)).put("message", message);
+                } else {
+                    body.put("error", message);
+                }
+                if (line != null) {
+                    body.put("line", line);
+                }
+                json(ctx, status, body);
+                return;
+            }
             if (ctx.path().startsWith(PROMETHEUS_PREFIX)) {
                 // Prometheus' clients (Grafana, promtool) read its envelope, errors included.
                 ctx.status(status).contentType(JSON_TYPE).result(PrometheusApi.error(status, message));

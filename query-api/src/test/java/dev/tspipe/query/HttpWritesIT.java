@@ -120,8 +120,18 @@ class HttpWritesIT {
         String bad = "m,device=half v=1 " + T0 + "\nm,device=half note=\"a string\" " + T0 + "\n";
         HttpResponse<String> refused = post("/api/v2/write?bucket=b&precision=ms", bad.getBytes(StandardCharsets.UTF_8), null);
         assertThat(refused.statusCode()).isEqualTo(400);
-        assertThat(JSON.readTree(refused.body()).get("message").asText())
+        // InfluxDB 2's error shape: code, message, line.
+        JsonNode error = JSON.readTree(refused.body());
+        assertThat(error.get("code").asText()).isEqualTo("invalid");
+        assertThat(error.get("line").asInt()).isEqualTo(2);
+        assertThat(error.get("message").asText())
                 .startsWith("body: line 2: field 'note' is a string").endsWith("nothing of this body was written");
+        // InfluxDB 1's: error (the message), line.
+        HttpResponse<String> refusedByOne = post("/write?db=b&precision=ms", ("m,device=half v=1 " + T0 + "\nm,device=half v=\n")
+                .getBytes(StandardCharsets.UTF_8), null);
+        assertThat(refusedByOne.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(refusedByOne.body()).get("error").asText()).startsWith("body: line 2: ");
+        assertThat(JSON.readTree(refusedByOne.body()).get("line").asInt()).isEqualTo(2);
         // A later write of the same device (same partition, so processed after anything of the refused body).
         assertThat(post("/api/v2/write?bucket=b&precision=ms", ("m,device=half w=2 " + T0).getBytes(StandardCharsets.UTF_8),
                 null).statusCode()).isEqualTo(204);

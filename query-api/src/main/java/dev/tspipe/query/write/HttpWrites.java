@@ -96,7 +96,7 @@ public final class HttpWrites {
             try {
                 readings = mapping.readings(text(body, contentEncoding), unit, tenant, clock.millis());
             } catch (LineProtocolException e) {
-                throw ApiException.badParameter("body", e.getMessage() + "; nothing of this body was written");
+                throw ApiException.badLine(e.line(), "body", e.getMessage() + "; nothing of this body was written");
             }
             produce(readings);
             lineAccepted.increment(readings.size());
