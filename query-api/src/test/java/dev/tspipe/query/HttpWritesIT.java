@@ -2,14 +2,8 @@ package dev.tspipe.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
-import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.prometheus.RemoteWrite;
-import dev.tspipe.processor.topology.PipelineConfig;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
@@ -42,7 +35,6 @@ class HttpWritesIT {
     static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
 
     private static final String APP = "influx-it";
-    private static final String TOPIC = APP + "-readings";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final long T0 = 1_793_491_200_000L;
@@ -50,35 +42,17 @@ class HttpWritesIT {
     @TempDir
     static Path stateDir;
 
-    private static EmbeddedSchemaRegistry registry;
-    private static ReadingProducer producer;
-    private static TestNode node;
+    private static WritingNode node;
 
     @BeforeAll
     static void startNode() throws Exception {
-        registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
-        KAFKA.broker().createTopic(TOPIC, 3);
-        KAFKA.broker().createTopic(APP + "-dlq", 1);
-        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
-                PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
-        Map<String, Object> settings = new HashMap<>(KAFKA.broker().clientConfig());
-        settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url());
-        settings.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        producer = ReadingProducer.create(TOPIC, settings);
-        node = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir, builder -> builder.writes(producer));
-        org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> node.streams().state() == KafkaStreams.State.RUNNING);
+        node = WritingNode.start(KAFKA.broker(), APP, stateDir);
     }
 
     @AfterAll
     static void stop() {
         if (node != null) {
             node.close();
-        }
-        if (producer != null) {
-            producer.close();
-        }
-        if (registry != null) {
-            registry.close();
         }
     }
 

@@ -2,13 +2,7 @@ package dev.tspipe.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
-import dev.tspipe.ingest.ReadingProducer;
-import dev.tspipe.processor.topology.PipelineConfig;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,7 +47,6 @@ class RealInfluxClientIT {
     static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
 
     private static final String APP = "real-influx-it";
-    private static final String TOPIC = APP + "-readings";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final long T0 = 1_793_491_200_000L;
@@ -103,9 +96,7 @@ class RealInfluxClientIT {
     @TempDir
     static Path dir;
 
-    private static EmbeddedSchemaRegistry registry;
-    private static ReadingProducer producer;
-    private static TestNode node;
+    private static WritingNode node;
     /** The script's report of each batch, by name. */
     private static Map<String, JsonNode> reports;
     /** What the node should hold of the batches written: each series' readings, oldest first. */
@@ -121,17 +112,7 @@ class RealInfluxClientIT {
             System.out.println(message);
             Assumptions.assumeTrue(false, message);
         }
-        registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
-        KAFKA.broker().createTopic(TOPIC, 3);
-        KAFKA.broker().createTopic(APP + "-dlq", 1);
-        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
-                PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
-        Map<String, Object> settings = new HashMap<>(KAFKA.broker().clientConfig());
-        settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url());
-        settings.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        producer = ReadingProducer.create(TOPIC, settings);
-        node = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, dir.resolve("node"), builder -> builder.writes(producer));
-        await().atMost(Duration.ofMinutes(1)).until(() -> node.streams().state() == KafkaStreams.State.RUNNING);
+        node = WritingNode.start(KAFKA.broker(), APP, dir.resolve("node"));
 
         Map<String, List<Point>> batches = new LinkedHashMap<>();
         batches.put("plain", batch(0));
@@ -179,10 +160,8 @@ class RealInfluxClientIT {
 
     @AfterAll
     static void stopAll() throws Exception {
-        for (AutoCloseable closeable : new AutoCloseable[] {node, producer, registry}) {
-            if (closeable != null) {
-                closeable.close();
-            }
+        if (node != null) {
+            node.close();
         }
     }
 

@@ -2,14 +2,8 @@ package dev.tspipe.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.FreePorts;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
-import dev.tspipe.ingest.ReadingProducer;
-import dev.tspipe.processor.topology.PipelineConfig;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,7 +27,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -60,7 +53,6 @@ class RealPrometheusIT {
     static final PrometheusLog PROMETHEUS_LOG = new PrometheusLog();
 
     private static final String APP = "real-prom-it";
-    private static final String TOPIC = APP + "-readings";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     /** A gauge of Prometheus' own that changes at every scrape, remote-written like the scraped series. */
@@ -71,9 +63,7 @@ class RealPrometheusIT {
     @TempDir
     static Path dir;
 
-    private static EmbeddedSchemaRegistry registry;
-    private static ReadingProducer producer;
-    private static TestNode node;
+    private static WritingNode node;
     private static Process prometheus;
     private static int prometheusPort;
     /** Prometheus' {@code instance} label of the node's target, tspipe's device of every series scraped. */
@@ -95,17 +85,7 @@ class RealPrometheusIT {
             System.out.println(message);
             Assumptions.assumeTrue(false, message);
         }
-        registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
-        KAFKA.broker().createTopic(TOPIC, 3);
-        KAFKA.broker().createTopic(APP + "-dlq", 1);
-        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
-                PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
-        Map<String, Object> settings = new HashMap<>(KAFKA.broker().clientConfig());
-        settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url());
-        settings.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        producer = ReadingProducer.create(TOPIC, settings);
-        node = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, dir.resolve("node"), builder -> builder.writes(producer));
-        await().atMost(Duration.ofMinutes(1)).until(() -> node.streams().state() == KafkaStreams.State.RUNNING);
+        node = WritingNode.start(KAFKA.broker(), APP, dir.resolve("node"));
 
         device = "127.0.0.1:" + node.server().port();
         Path configFile = dir.resolve("prometheus.yml");
@@ -144,10 +124,8 @@ class RealPrometheusIT {
                 prometheus.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
-        for (AutoCloseable closeable : new AutoCloseable[] {node, producer, registry}) {
-            if (closeable != null) {
-                closeable.close();
-            }
+        if (node != null) {
+            node.close();
         }
     }
 
