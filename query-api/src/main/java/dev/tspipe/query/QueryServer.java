@@ -182,10 +182,6 @@ public final class QueryServer implements AutoCloseable {
             return this;
         }
 
-        /**
-         * Requires a bearer token on every route but {@code /health}, {@code /ready} and {@code /openapi.json}:
-         * the tokens of this file ({@link dev.tspipe.query.auth.ApiTokens}), read again when it changes.
-         */
         /** How line protocol and remote-write name devices and metrics (docs/ingest.md); the defaults otherwise. */
         public Builder writeMappings(InfluxMapping influx, RemoteWrite remoteWrite) {
             this.influx = Objects.requireNonNull(influx, "influx");
@@ -193,6 +189,10 @@ public final class QueryServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Requires a bearer token on every route but {@code /health}, {@code /ready} and {@code /openapi.json}:
+         * the tokens of this file ({@link dev.tspipe.query.auth.ApiTokens}), read again when it changes.
+         */
         public Builder authTokens(Path file) {
             this.authTokens = file;
             return this;
