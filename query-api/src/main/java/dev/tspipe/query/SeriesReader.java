@@ -71,9 +71,14 @@ public final class SeriesReader {
      * A raw source with more than {@value #MAX_DOWNSAMPLE_RAW_ROWS} readings in the window is a 400.
      */
     public Answers.Downsampled downsample(Stores stores, SeriesId series, Downsampler.Request request, Resolution source) {
-        List<Aggregate> aggregates = aggregates(stores, series, request.from(), request.to(), source, "step");
-        List<Downsampler.Point> points = Downsampler.points(request, aggregates.iterator());
-        if (aggregates.isEmpty() && latest(stores, series).isEmpty()) {
+        List<Downsampler.Point> points;
+        boolean empty;
+        // Streamed into the buckets: up to MAX_DOWNSAMPLE_RAW_ROWS readings are never held at once.
+        try (Scan scan = new Scan(stores, series, request.from(), request.to(), source, "step")) {
+            empty = !scan.hasNext();
+            points = Downsampler.points(request, scan);
+        }
+        if (empty && latest(stores, series).isEmpty()) {
             throw unknownSeries(series);
         }
         return new Answers.Downsampled(series.tenant(), series.device(), series.metric(), request.from(), request.to(),
@@ -87,25 +92,51 @@ public final class SeriesReader {
     public List<Aggregate> aggregates(Stores stores, SeriesId series, long from, long to, Resolution source,
                                       String parameter) {
         List<Aggregate> aggregates = new ArrayList<>();
-        if (from >= to) {
-            return aggregates;
-        }
-        KeyRange range = RowKey.seriesRange(layout, series, Math.max(from, RowKey.MIN_EPOCH_MILLIS), to);
-        try (KeyValueIterator<Bytes, byte[]> scan = stores.store(source.store())
-                .reverseRange(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()))) {
-            while (scan.hasNext()) {
-                KeyValue<Bytes, byte[]> row = scan.next();
-                if (aggregates.size() == MAX_DOWNSAMPLE_RAW_ROWS) {
-                    throw ApiException.badParameter(parameter, "the window holds more than " + MAX_DOWNSAMPLE_RAW_ROWS
-                            + " readings and the step is read from them (" + source.label() + "); a step that is a "
-                            + "multiple of 1m with from and to on whole minutes reads the 1-minute rollups instead");
-                }
-                long timestamp = RowKey.fromBytes(row.key.get(), layout).epochMillis();
-                aggregates.add(source.rollup() == null ? Aggregate.reading(timestamp, RawRow.fromBytes(row.value).value())
-                        : Aggregate.rollup(timestamp, Rollup.fromBytes(row.value)));
-            }
+        try (Scan scan = new Scan(stores, series, from, to, source, parameter)) {
+            scan.forEachRemaining(aggregates::add);
         }
         return aggregates;
+    }
+
+    /** The rows of a series' window in ascending time, each as an {@link Aggregate}; at most {@value #MAX_DOWNSAMPLE_RAW_ROWS}. */
+    private final class Scan implements Iterator<Aggregate>, AutoCloseable {
+        private final KeyValueIterator<Bytes, byte[]> rows;
+        private final Resolution source;
+        private final String parameter;
+        private long read;
+
+        Scan(Stores stores, SeriesId series, long from, long to, Resolution source, String parameter) {
+            KeyRange range = RowKey.seriesRange(layout, series, from, to);
+            this.rows = from >= to ? null : stores.store(source.store())
+                    .reverseRange(Bytes.wrap(range.from()), Bytes.wrap(range.toExclusive()));
+            this.source = source;
+            this.parameter = parameter;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return rows != null && rows.hasNext();
+        }
+
+        @Override
+        public Aggregate next() {
+            KeyValue<Bytes, byte[]> row = rows.next();
+            if (++read > MAX_DOWNSAMPLE_RAW_ROWS) {
+                throw ApiException.badParameter(parameter, "the window holds more than " + MAX_DOWNSAMPLE_RAW_ROWS
+                        + " readings and the step is read from them (" + source.label() + "); a step that is a "
+                        + "multiple of 1m with from and to on whole minutes reads the 1-minute rollups instead");
+            }
+            long timestamp = RowKey.fromBytes(row.key.get(), layout).epochMillis();
+            return source.rollup() == null ? Aggregate.reading(timestamp, RawRow.fromBytes(row.value).value())
+                    : Aggregate.rollup(timestamp, Rollup.fromBytes(row.value));
+        }
+
+        @Override
+        public void close() {
+            if (rows != null) {
+                rows.close();
+            }
+        }
     }
 
     /** The series' last reading before {@code time}, or null: one seek, the newest row of the range before it. */
