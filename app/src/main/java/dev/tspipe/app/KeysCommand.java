@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         usageHelpAutoWidth = true,
-        header = "Encode and decode tspipe row keys.",
+        header = "Encode and decode tspipe row keys; check a proposed key layout.",
         description = {
                 "",
                 "A row key is [salt#][tenant#]device#metric#reversedTimestamp, where reversedTimestamp is the 19 "
@@ -23,11 +23,13 @@ import picocli.CommandLine.Command;
         footer = {
                 "  tspipe keys encode sensor-1 temp 1700000000000",
                 "  tspipe keys encode sensor-1 temp 2023-11-14T22:13:20Z --tenant acme --salted",
-                "  tspipe keys decode 'sensor-1#temp#9223370336854775807'"
+                "  tspipe keys decode 'sensor-1#temp#9223370336854775807'",
+                "  tspipe keys check '{device:id}#{metric:enum}#{ts:timestamp:19:reversed}'"
         },
         subcommands = {
                 KeysEncodeCommand.class,
-                KeysDecodeCommand.class
+                KeysDecodeCommand.class,
+                KeysCheckCommand.class
         })
 final class KeysCommand implements Runnable {
 

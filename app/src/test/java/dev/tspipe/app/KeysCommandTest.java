@@ -164,4 +164,31 @@ class KeysCommandTest {
         assertThat(CommandRun.of("--help").out()).contains("keys", "tspipe keys encode", "tspipe keys decode");
         assertThat(CommandRun.of("keys", "decode", "--help").out()).contains("--salted", "byte offset");
     }
+
+    @Test
+    void checkPrintsAFindingALineAndExitsByTheWorstOne(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        CommandRun clean = CommandRun.of("keys", "check", "{device:id}#{metric:enum}#{ts:timestamp:19:reversed}");
+        assertThat(clean.exitCode()).isZero();
+        assertThat(clean.out()).isEqualTo("clean: the layout keeps every rule checked (docs/row-keys.md)\n");
+
+        CommandRun warned = CommandRun.of("keys", "check", "{device:id}#{ts:timestamp:19}");
+        assertThat(warned.exitCode()).isEqualTo(1);
+        assertThat(warned.out()).startsWith("warning timestamp-not-reversed").endsWith("0 error(s), 1 warning(s)\n");
+
+        java.nio.file.Path file = dir.resolve("layout.json");
+        java.nio.file.Files.writeString(file, "{\"delimiter\": \":\", \"segments\": [{\"name\": \"ts\", \"kind\": \"timestamp\"}, "
+                + "{\"name\": \"device\", \"kind\": \"id\"}]}");
+        CommandRun failed = CommandRun.of("keys", "check", file.toString(), "--format", "json");
+        assertThat(failed.exitCode()).isEqualTo(2);
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(failed.out());
+        assertThat(json.get("verdict").asText()).isEqualTo("errors");
+        assertThat(json.get("findings").findValuesAsText("rule"))
+                .containsExactly("time-first", "number-without-width", "delimiter-not-lowest");
+        assertThat(json.at("/findings/0/segment").asInt()).isEqualTo(1);
+
+        CommandRun unreadable = CommandRun.of("keys", "check", "{device}");
+        assertThat(unreadable.exitCode()).isEqualTo(picocli.CommandLine.ExitCode.USAGE);
+        assertThat(unreadable.err()).contains("needs a name and a kind");
+    }
 }
