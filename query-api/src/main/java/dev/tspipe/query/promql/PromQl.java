@@ -213,20 +213,34 @@ public final class PromQl {
     private List<String> labelList() throws PromQlException {
         skipSpace();
         expect('(');
-        List<String> labels = new ArrayList<>();
+        return List.copyOf(commaList(')', () -> identifier(false), "in the label list"));
+    }
+
+    /** One item of a comma list. */
+    @FunctionalInterface
+    private interface Item<T> {
+        T parse() throws PromQlException;
+    }
+
+    /**
+     * Items separated by commas (a trailing one allowed) up to {@code close}, after the opening bracket; the parser
+     * then stands after {@code close}.
+     */
+    private <T> List<T> commaList(char close, Item<T> item, String where) throws PromQlException {
+        List<T> items = new ArrayList<>();
         skipSpace();
-        while (!peekIs(')')) {
-            labels.add(identifier(false));
+        while (!peekIs(close)) {
+            items.add(item.parse());
             skipSpace();
             if (peekIs(',')) {
                 pos++;
                 skipSpace();
-            } else if (!peekIs(')')) {
-                throw error("expected ',' or ')' in the label list");
+            } else if (!peekIs(close)) {
+                throw error("expected ',' or '" + close + "' " + where);
             }
         }
         pos++;
-        return List.copyOf(labels);
+        return items;
     }
 
     private Expr selector(String metric) throws PromQlException {
@@ -237,18 +251,7 @@ public final class PromQl {
         skipSpace();
         if (peekIs('{')) {
             pos++;
-            skipSpace();
-            while (!peekIs('}')) {
-                matchers.add(matcher());
-                skipSpace();
-                if (peekIs(',')) {
-                    pos++;
-                    skipSpace();
-                } else if (!peekIs('}')) {
-                    throw error("expected ',' or '}' after a label matcher");
-                }
-            }
-            pos++;
+            matchers.addAll(commaList('}', this::matcher, "after a label matcher"));
             if (metric == null && matchers.stream().allMatch(m -> m.op() != Expr.MatchOp.EQUAL && m.op() != Expr.MatchOp.REGEX
                     || m.value().isEmpty())) {
                 throw error("a selector needs a metric name or a matcher that does not match the empty string");
