@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -127,7 +126,7 @@ class RealInfluxClientIT {
         Path script = dir.resolve("write.py");
         Files.writeString(script, SCRIPT);
 
-        Run run = run(List.of(python, script.toString(), String.valueOf(node.server().port()), points.toString()));
+        ProcessRun run = run(List.of(python, script.toString(), String.valueOf(node.server().port()), points.toString()));
         assertThat(run.exit()).as(run.toString()).isZero();
         reports = new TreeMap<>();
         for (String line : run.stdout().strip().lines().toList()) {
@@ -277,14 +276,6 @@ class RealInfluxClientIT {
     private record Reading(long timestamp, double value, Map<String, String> tags) {
     }
 
-    /** A command's exit status and output, as an assertion's description. */
-    private record Run(List<String> command, int exit, String stdout, String stderr) {
-        @Override
-        public String toString() {
-            return String.join(" ", command) + ": exit " + exit + "\nstdout:\n" + stdout + "stderr:\n" + stderr;
-        }
-    }
-
     /**
      * Four timestamps from {@code T0 + first * STEP}: at each, per host, the cpu0 and cpu1 points (a float and an
      * integer field) and a disk point with a boolean; values vary with host, cpu and time, some with long decimals.
@@ -368,17 +359,8 @@ class RealInfluxClientIT {
         return null;
     }
 
-    private static Run run(List<String> command) throws Exception {
-        // Files, not pipes: a full pipe would block the script while this thread waits for it.
-        Path stdout = Files.createTempFile(dir, "python", ".out");
-        Path stderr = Files.createTempFile(dir, "python", ".err");
-        Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new AssertionError(String.join(" ", command) + " did not finish within 60 s; stdout:\n"
-                    + Files.readString(stdout) + "stderr:\n" + Files.readString(stderr));
-        }
-        return new Run(command, process.exitValue(), Files.readString(stdout), Files.readString(stderr));
+    private static ProcessRun run(List<String> command) throws Exception {
+        return ProcessRun.of(dir, Duration.ofSeconds(60), command);
     }
 
     private static JsonNode json(String pathAndQuery) throws Exception {

@@ -159,7 +159,7 @@ class RealPrometheusIT {
         String labels = "{device=\"" + device + "\", job=\"tspipe\"}";
 
         long time = newest + 1000;
-        Run instant = promtool("query", "instant", "--time=" + Instant.ofEpochMilli(time), base,
+        ProcessRun instant = promtool("query", "instant", "--time=" + Instant.ofEpochMilli(time), base,
                 "last_over_time(" + SCRAPE_DURATION + "[1m])");
         assertThat(instant.exit()).as(instant.toString()).isZero();
         List<Sample> before = readings(SCRAPE_DURATION, time - 60_000, time);
@@ -170,7 +170,7 @@ class RealPrometheusIT {
                 .isEqualTo(before.get(before.size() - 1).value());
         assertThat(Math.round(Double.parseDouble(line.group(3)) * 1000)).as(instant.toString()).isEqualTo(time);
 
-        Run range = promtool("query", "range", "--start=" + Instant.ofEpochMilli(newest - 5000), "--end=" + Instant.ofEpochMilli(time),
+        ProcessRun range = promtool("query", "range", "--start=" + Instant.ofEpochMilli(newest - 5000), "--end=" + Instant.ofEpochMilli(time),
                 "--step=1s", base, "count_over_time(" + UP + "[1s])");
         assertThat(range.exit()).as(range.toString()).isZero();
         List<String> lines = range.stdout().strip().lines().toList();
@@ -194,16 +194,16 @@ class RealPrometheusIT {
         }
         assertThat(counts).as("%s against the readings %s", range, ups).isEqualTo(expected).hasSizeGreaterThanOrEqualTo(5);
 
-        Run series = promtool("query", "series", "--match=up", base);
+        ProcessRun series = promtool("query", "series", "--match=up", base);
         assertThat(series.exit()).as(series.toString()).isZero();
         assertThat(series.stdout().strip().lines()).as(series.toString())
                 .containsExactly("{__name__=\"up\", device=\"" + device + "\", job=\"tspipe\"}");
 
-        Run jobs = promtool("query", "labels", base, "job");
+        ProcessRun jobs = promtool("query", "labels", base, "job");
         assertThat(jobs.exit()).as(jobs.toString()).isZero();
         assertThat(jobs.stdout().strip().lines()).as(jobs.toString()).containsExactly("tspipe");
 
-        Run refused = promtool("query", "instant", base, "rate(up[5m]) + 1");
+        ProcessRun refused = promtool("query", "instant", base, "rate(up[5m]) + 1");
         assertThat(refused.exit()).as(refused.toString()).isEqualTo(1);
         assertThat(refused.stderr()).as(refused.toString()).contains("bad_data").contains("with a vector on either side");
     }
@@ -221,27 +221,10 @@ class RealPrometheusIT {
     private record Sample(long timestamp, double value) {
     }
 
-    /** A promtool run: its command line, exit status and output, as an assertion's description. */
-    private record Run(List<String> command, int exit, String stdout, String stderr) {
-        @Override
-        public String toString() {
-            return String.join(" ", command) + ": exit " + exit + "\nstdout:\n" + stdout + "stderr:\n" + stderr;
-        }
-    }
-
-    private static Run promtool(String... arguments) throws Exception {
+    private static ProcessRun promtool(String... arguments) throws Exception {
         List<String> command = new ArrayList<>(List.of("promtool"));
         command.addAll(List.of(arguments));
-        // Files, not pipes: a full pipe would block promtool while this thread waits for it.
-        Path stdout = Files.createTempFile(dir, "promtool", ".out");
-        Path stderr = Files.createTempFile(dir, "promtool", ".err");
-        Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new AssertionError(String.join(" ", command) + " did not finish within 30 s; stdout:\n"
-                    + Files.readString(stdout) + "stderr:\n" + Files.readString(stderr));
-        }
-        return new Run(command, process.exitValue(), Files.readString(stdout), Files.readString(stderr));
+        return ProcessRun.of(dir, Duration.ofSeconds(30), command);
     }
 
     /** tspipe's readings of a series of the node's target with {@code from <= timestamp < to}, oldest first. */
