@@ -65,15 +65,15 @@ class HttpWritesIT {
         HttpResponse<String> written = post("/api/v2/write?org=o&bucket=b&precision=ms", body.getBytes(StandardCharsets.UTF_8), null);
         assertThat(written.statusCode()).as(written.body()).isEqualTo(204);
 
-        JsonNode idle = awaitAnswer("/api/v1/series/web-1/" + path("cpu.usage_idle{cpu=\"cpu0\"}") + "/readings?order=asc", 2);
+        JsonNode idle = awaitAnswer("/api/v1/series/web-1/" + Urls.segment("cpu.usage_idle{cpu=\"cpu0\"}") + "/readings?order=asc", 2);
         assertThat(idle.get("readings").get(0).get("timestamp").asLong()).isEqualTo(T0);
         assertThat(idle.get("readings").get(0).get("value").asDouble()).isEqualTo(92.5);
         assertThat(idle.get("readings").get(0).get("tags")).isEqualTo(JSON.readTree("{\"cpu\":\"cpu0\"}"));
         assertThat(idle.get("readings").get(1).get("value").asDouble()).isEqualTo(90.25);
-        assertThat(awaitAnswer("/api/v1/series/web-1/" + path("cpu.usage_user{cpu=\"cpu0\"}") + "/readings", 2).get("readings").get(0).get("value").asDouble())
+        assertThat(awaitAnswer("/api/v1/series/web-1/" + Urls.segment("cpu.usage_user{cpu=\"cpu0\"}") + "/readings", 2).get("readings").get(0).get("value").asDouble())
                 .isEqualTo(5.0);
         // The device tag wins over host: the disk's device is sda.
-        assertThat(awaitAnswer("/api/v1/series/sda/" + path("disk.used_percent{host=\"web-1\"}") + "/latest", 0).get("value").asDouble()).isEqualTo(41.5);
+        assertThat(awaitAnswer("/api/v1/series/sda/" + Urls.segment("disk.used_percent{host=\"web-1\"}") + "/latest", 0).get("value").asDouble()).isEqualTo(41.5);
     }
 
     @Test
@@ -130,11 +130,11 @@ class HttpWritesIT {
                 .header("X-Prometheus-Remote-Write-Version", "0.1.0")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(request)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(written.statusCode()).as(written.body()).isEqualTo(204);
-        JsonNode load = awaitAnswer("/api/v1/series/web-2%3A9100/" + path("node_load1{job=\"node\"}") + "/readings?order=asc", 2);
+        JsonNode load = awaitAnswer("/api/v1/series/web-2%3A9100/" + Urls.segment("node_load1{job=\"node\"}") + "/readings?order=asc", 2);
         assertThat(load.get("readings").get(1).get("timestamp").asLong()).isEqualTo(T0 + 15_000);
         assertThat(load.get("readings").get(1).get("value").asDouble()).isEqualTo(0.75);
         assertThat(load.get("readings").get(0).get("tags")).isEqualTo(JSON.readTree("{\"job\":\"node\"}"));
-        assertThat(awaitAnswer("/api/v1/series/web-2%3A9100/" + path("up{job=\"node\"}") + "/latest", 0).get("timestamp").asLong())
+        assertThat(awaitAnswer("/api/v1/series/web-2%3A9100/" + Urls.segment("up{job=\"node\"}") + "/latest", 0).get("timestamp").asLong())
                 .as("the NaN sample is not a reading").isEqualTo(T0);
 
         byte[] orphan = RemoteWrite.request(List.of(new RemoteWrite.Series(Map.of("__name__", "orphan"),
@@ -154,11 +154,6 @@ class HttpWritesIT {
             request.header("Content-Encoding", encoding);
         }
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** A metric with labels (docs/ingest.md, "Series and their labels") as a path segment. */
-    private static String path(String metric) {
-        return java.net.URLEncoder.encode(metric, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     private static HttpResponse<String> get(String pathAndQuery) throws Exception {

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -246,7 +245,7 @@ class RealInfluxClientIT {
     private record Series(String device, String metric) implements Comparable<Series> {
 
         String path() {
-            return "/api/v1/series/" + encode(device) + "/" + encode(metric);
+            return "/api/v1/series/" + Urls.segment(device) + "/" + Urls.segment(metric);
         }
 
         String name() {
@@ -328,7 +327,7 @@ class RealInfluxClientIT {
 
     /** The Prometheus API's instant query at {@code time} (ms), asked as a form: each series' labels and value. */
     private static Map<Map<String, String>, Double> instant(String query, long time) throws Exception {
-        String form = "query=" + encode(query) + "&time=" + time / 1000 + "." + String.format("%03d", time % 1000);
+        String form = "query=" + Urls.segment(query) + "&time=" + time / 1000 + "." + String.format("%03d", time % 1000);
         HttpResponse<String> response = CLIENT.send(HttpRequest.newBuilder(URI.create(node.server().url() + "/prometheus/api/v1/query"))
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
@@ -374,8 +373,4 @@ class RealInfluxClientIT {
                 .GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** For a path segment or a query parameter: {@code %20}, not {@code +}, for a space. */
-    private static String encode(String text) {
-        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
-    }
 }

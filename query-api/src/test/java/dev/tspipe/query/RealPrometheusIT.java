@@ -17,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -134,7 +133,7 @@ class RealPrometheusIT {
     @Test
     void everySamplePrometheusStoredIsAReadingWithItsTimestampAndValue() throws Exception {
         String at = Instant.ofEpochMilli(newest).toString();
-        JsonNode stored = prometheusJson("/api/v1/query?query=" + encode("scrape_duration_seconds[1h]") + "&time=" + encode(at));
+        JsonNode stored = prometheusJson("/api/v1/query?query=" + Urls.segment("scrape_duration_seconds[1h]") + "&time=" + Urls.segment(at));
         assertThat(stored.at("/data/result")).as(stored.toString()).hasSize(1);
         assertThat(stored.at("/data/result/0/metric")).as("Prometheus' labels of the series")
                 .isEqualTo(JSON.readTree("{\"__name__\":\"scrape_duration_seconds\",\"instance\":\"" + device + "\",\"job\":\"tspipe\"}"));
@@ -240,7 +239,7 @@ class RealPrometheusIT {
 
     /** The native API's path of a series of the node's target (docs/ingest.md: the device is the instance label). */
     private static String seriesPath(String metric) {
-        return "/api/v1/series/" + encode(device) + "/" + encode(metric);
+        return "/api/v1/series/" + Urls.segment(device) + "/" + Urls.segment(metric);
     }
 
     /** The value of the one sample of {@code name} in Prometheus' text format that has every one of {@code labels}. */
@@ -272,11 +271,6 @@ class RealPrometheusIT {
     private static HttpResponse<String> get(String url) throws Exception {
         return CLIENT.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** For a path segment or a query parameter: {@code %20}, not {@code +}, for a space. */
-    private static String encode(String text) {
-        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     private static boolean onPath(String tool) {
