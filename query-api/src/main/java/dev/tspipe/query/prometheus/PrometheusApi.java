@@ -52,6 +52,7 @@ import java.util.stream.IntStream;
 public final class PrometheusApi implements AutoCloseable {
 
     private static final String FORM = "tspipe.prometheus.form";
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     /** Seconds as a plain decimal (an exponent of at most two digits): a longer one would be expanded before it is refused. */
     private static final java.util.regex.Pattern SECONDS =
             java.util.regex.Pattern.compile("[+-]?(\\d{1,20}(\\.\\d{0,20})?|\\.\\d{1,20})([eE][+-]?\\d{1,2})?");
@@ -570,7 +571,7 @@ public final class PrometheusApi implements AutoCloseable {
     /** The message of an error in Prometheus' envelope or tspipe's, or the body itself when it is neither. */
     public static String errorMessage(byte[] body) {
         try {
-            com.fasterxml.jackson.databind.JsonNode error = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
+            com.fasterxml.jackson.databind.JsonNode error = JSON.readTree(body);
             // Prometheus' envelope has the message in "error"; tspipe's own shape (a refusal before any route), in "message".
             String message = error.path(error.has("errorType") ? "error" : "message").asText(null);
             if (message != null) {
