@@ -432,6 +432,7 @@ public final class QueryServer implements AutoCloseable {
             get(config, PATHS.get(7), OPEN, this::ready);
             get(config, PATHS.get(8), Scope.ADMIN, this::prometheus);
             get(config, PATHS.get(9), OPEN, this::openApi);
+            Console.routes().forEach((path, handler) -> get(config, path, OPEN, handler));
             prometheus.routes().forEach((path, handler) -> {
                 get(config, path, Scope.READ, handler);
                 config.routes.post(path, guarded(Scope.READ, handler));

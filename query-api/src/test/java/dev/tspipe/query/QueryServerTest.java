@@ -110,6 +110,42 @@ class QueryServerTest {
         }
     }
 
+    /**
+     * The console's page and assets (docs/console.md): each with its content type, {@code Cache-Control: no-cache} and
+     * an ETag that a browser's revalidation gets a 304 for; HEAD as GET; an unknown asset is the JSON 404; and the page
+     * loads nothing from another origin (its only absolute URL is SVG's namespace name, which is never fetched).
+     */
+    @Test
+    void theConsoleIsServedWithItsTypesAndRevalidatedByItsETag() throws Exception {
+        Map<String, String> types = Map.of("/", "text/html;charset=utf-8", "/console/console.js",
+                "text/javascript;charset=utf-8", "/console/console.css", "text/css;charset=utf-8");
+        for (Map.Entry<String, String> asset : types.entrySet()) {
+            String path = asset.getKey();
+            HttpResponse<String> answer = get(path).raw();
+            assertThat(answer.statusCode()).as(path).isEqualTo(200);
+            assertThat(answer.headers().firstValue("Content-Type")).as(path).contains(asset.getValue());
+            assertThat(answer.headers().firstValue("Cache-Control")).as(path).contains("no-cache");
+            assertThat(answer.headers().firstValue("X-Content-Type-Options")).as(path).contains("nosniff");
+            assertThat(answer.headers().firstValue("Content-Security-Policy").orElse("")).as(path)
+                    .contains("default-src 'none'", "script-src 'self'", "connect-src 'self'");
+            assertThat(answer.body().replace("http://www.w3.org/2000/svg", "")).as(path).doesNotContain("http://", "https://");
+            String etag = answer.headers().firstValue("ETag").orElseThrow();
+            HttpResponse<String> revalidated = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                    + path)).header("If-None-Match", etag).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(revalidated.statusCode()).as(path).isEqualTo(304);
+            assertThat(revalidated.body()).isEmpty();
+            HttpResponse<String> head = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(head.statusCode()).as(path).isEqualTo(200);
+            assertThat(head.headers().firstValue("ETag")).contains(etag);
+            assertThat(head.body()).isEmpty();
+        }
+        assertThat(get("/").raw().body()).contains("src=\"console/console.js\"", "href=\"console/console.css\"");
+        Answer unknown = get("/console/other.js");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.body().get("error").asText()).isEqualTo("not-found");
+    }
+
     @Test
     void readsWhileNothingIsQueryableAre503WithRetryAfter() throws Exception {
         for (String path : List.of("/api/v1/series/d/m/readings", "/api/v1/series/d/m/latest",
