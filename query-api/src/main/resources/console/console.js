@@ -9,6 +9,8 @@
   const SVG = 'http://www.w3.org/2000/svg';
   const MINUTE = 60000;
   const SPANS = { '15m': 15 * MINUTE, '1h': 60 * MINUTE, '6h': 360 * MINUTE, '24h': 1440 * MINUTE, '7d': 7 * 1440 * MINUTE };
+  /** The heat map's windows: each node keeps the key space's counts of the last hour only. */
+  const KEYSPACE_SPANS = { '15m': 15 * MINUTE, '30m': 30 * MINUTE, '1h': 60 * MINUTE };
   const STEPS = { '1m': MINUTE, '1h': 60 * MINUTE, '1d': 1440 * MINUTE };
   /** Readings per request, and at most this many requests per chart (the API's limit is 10,000 a page). */
   const READINGS_PAGE = 1000;
@@ -46,7 +48,7 @@
 
     toString() {
       return (this.status ? this.status + ' ' : '') + (this.code ? this.code + ': ' : '') + this.message
-        + (this.status === 401 ? '\n(enter a token above: tspipe tokens create makes one)' : '');
+        + (this.status === 401 ? '\n(enter a token in the token field above)' : '');
     }
   }
 
@@ -228,7 +230,7 @@
     if (['writes', 'reads', 'bytes'].includes(q.get('keyspace'))) {
       ks.metric = q.get('keyspace');
     }
-    if (['15m', '1h', '6h', '24h'].includes(q.get('kspan'))) {
+    if (KEYSPACE_SPANS[q.get('kspan')]) {
       ks.span = q.get('kspan');
     }
     if (/^\d+$/.test(q.get('kranges') || '')) {
@@ -743,7 +745,7 @@
     try {
       const to = Math.floor(Date.now() / MINUTE) * MINUTE + MINUTE;
       const body = await api('api/v1/stats/keyspace', {
-        from: to - SPANS[ks.span], to, metric: ks.metric, ranges: ks.ranges,
+        from: to - KEYSPACE_SPANS[ks.span], to, metric: ks.metric, ranges: ks.ranges,
       });
       drawn.heatmap = body;
       drawHeatmap();
