@@ -384,7 +384,7 @@
       } else if (event.key === 'Enter') {
         event.preventDefault();
         const exact = found.find((item) => item.name === input.value.trim());
-        const chosen = active >= 0 ? found[active] : exact || (found.length === 1 ? found[0] : null);
+        const chosen = active >= 0 ? found[active] : exact || found[0];
         if (chosen) {
           pick(chosen.name);
         }
@@ -434,6 +434,8 @@
     const panel = $('latest');
     if (!state.device || !state.metric) {
       panel.dataset.state = 'idle';
+      $('latest-value').textContent = '–';
+      $('latest-time').textContent = '';
       return;
     }
     const asked = seriesPath('latest');
@@ -460,10 +462,12 @@
   async function loadChart() {
     const generation = ++chartGeneration;
     const box = $('chart');
-    const chart = $('chart-svg');
     if (!state.device || !state.metric) {
       box.dataset.state = 'idle';
       $('chart-title').textContent = 'series: pick a device and a metric';
+      $('chart-note').textContent = '';
+      drawn.chart = null;
+      drawChart();
       return;
     }
     box.dataset.state = 'loading';
@@ -497,10 +501,8 @@
     } catch (error) {
       if (generation === chartGeneration) {
         box.dataset.state = 'error';
-        chart.replaceChildren();
-        chart.dataset.points = '0';
-        chart.dataset.buckets = '0';
         drawn.chart = null;
+        drawChart();
         showError('chart-error', error);
       }
     }
@@ -545,6 +547,8 @@
     const data = drawn.chart;
     chart.replaceChildren();
     if (!data) {
+      chart.dataset.points = '0';
+      chart.dataset.buckets = '0';
       return;
     }
     const width = chart.clientWidth || 900;
