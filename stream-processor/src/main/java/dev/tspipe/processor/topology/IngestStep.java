@@ -68,8 +68,10 @@ final class IngestStep {
             }
         }
         byte[] rowKey = accepted.rowKey();
-        // Every write counts in the key-space heatmap, a duplicate too: it is load on its key range all the same.
-        store.keyspace().written(rowKey, rowKey.length + reading.row().length, context.currentSystemTimeMs());
+        if (config.keyspaceActivity()) {
+            // Every write counts in the key-space heatmap, a duplicate too: it is load on its key range all the same.
+            store.keyspace().written(rowKey, rowKey.length + reading.row().length, context.currentSystemTimeMs());
+        }
         switch (store.ingest(rowKey, timestamp, reading.row(), reading.value())) {
             case DUPLICATE -> metrics.duplicate();
             case STORED -> metrics.stored();
