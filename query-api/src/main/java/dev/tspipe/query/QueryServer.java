@@ -169,6 +169,7 @@ public final class QueryServer implements AutoCloseable {
         private ReadingProducer writes;
         private InfluxMapping influx = InfluxMapping.DEFAULT;
         private RemoteWrite remoteWrite = RemoteWrite.defaults();
+        private long volumeGuidelineBytes = LocalPartitionStatistics.VOLUME_GUIDELINE_BYTES;
 
         private Builder() {
         }
@@ -273,6 +274,15 @@ public final class QueryServer implements AutoCloseable {
             return this;
         }
 
+        /** The per-key volume over a lifecycle above which partition statistics flag a device (default 10 GB). */
+        public Builder volumeGuidelineBytes(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("the volume guideline must be > 0 bytes, was " + bytes);
+            }
+            this.volumeGuidelineBytes = bytes;
+            return this;
+        }
+
         public QueryServer start() {
             Objects.requireNonNull(streams, "streams");
             Objects.requireNonNull(pipelineConfig, "pipelineConfig");
@@ -287,7 +297,7 @@ public final class QueryServer implements AutoCloseable {
             SeriesRouting routing = new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag);
             Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics, routing, forwarder,
                     requestTimeout, failoverWait, tokens, writes == null ? null
-                    : new HttpWrites(writes, influx, remoteWrite, registry, Clock.systemUTC()));
+                    : new HttpWrites(writes, influx, remoteWrite, registry, Clock.systemUTC()), volumeGuidelineBytes);
             Javalin http = Javalin.create(config -> {
                 config.startup.showJavalinBanner = false;
                 config.startup.showOldJavalinVersionWarning = false;
@@ -377,6 +387,7 @@ public final class QueryServer implements AutoCloseable {
         private final Duration statisticsTimeout;
         private final SeriesReader reader;
         private final LocalPartitionStatistics statistics;
+        private final KeyspaceHeatmap heatmap;
         /** Null when the API is open. */
         private final TokenFile tokens;
         /** Null when the API takes no writes. */
@@ -385,7 +396,7 @@ public final class QueryServer implements AutoCloseable {
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
                SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
-               TokenFile tokens, HttpWrites writes) {
+               TokenFile tokens, HttpWrites writes, long volumeGuidelineBytes) {
             this.streams = streams;
             this.layout = layout;
             this.registry = registry;
@@ -397,7 +408,9 @@ public final class QueryServer implements AutoCloseable {
             this.forwarder = forwarder;
             this.statisticsTimeout = statisticsTimeout;
             this.reader = new SeriesReader(layout);
-            this.statistics = new LocalPartitionStatistics(streams, routing.self().host() + ":" + routing.self().port());
+            this.heatmap = new KeyspaceHeatmap(streams, layout);
+            this.statistics = new LocalPartitionStatistics(streams, routing.self().host() + ":" + routing.self().port(),
+                    heatmap, volumeGuidelineBytes);
             this.tokens = tokens;
             this.writes = writes;
             this.prometheus = new PrometheusApi(layout, new Partitions(), reader, this::tenantAllowed, Clock.systemUTC());
@@ -411,7 +424,8 @@ public final class QueryServer implements AutoCloseable {
                 "/api/v1/series/{device}/{metric}/downsample",
                 "/api/v1/devices/{device}/metrics",
                 "/api/v1/stats/partitions",
-                "/health", "/ready", "/metrics", "/openapi.json");
+                "/health", "/ready", "/metrics", "/openapi.json",
+                "/api/v1/stats/keyspace");
 
         /** The write routes (POST): InfluxDB 2's and InfluxDB 1's line protocol, Prometheus remote-write. */
         static final List<String> WRITE_PATHS = List.of("/api/v2/write", "/write", "/api/v1/write");
@@ -432,6 +446,7 @@ public final class QueryServer implements AutoCloseable {
             get(config, PATHS.get(7), OPEN, this::ready);
             get(config, PATHS.get(8), Scope.ADMIN, this::prometheus);
             get(config, PATHS.get(9), OPEN, this::openApi);
+            get(config, PATHS.get(10), Scope.ADMIN, this::keyspace);
             Console.routes().forEach((path, handler) -> get(config, path, OPEN, handler));
             prometheus.routes().forEach((path, handler) -> {
                 get(config, path, Scope.READ, handler);
@@ -784,38 +799,63 @@ public final class QueryServer implements AutoCloseable {
         // -----------------------------------------------------------------------------------
         // Statistics, health, metrics, OpenAPI
 
-        /**
-         * Merges every instance's local statistics: this instance asks the others all at once (with the
-         * forwarding header, which makes them answer with their own partitions only) and waits for them
-         * at most the forwarding request timeout; one that has not answered by then is listed unreachable.
-         */
+        /** Every instance's local statistics of its partitions, merged ({@link #fromEveryInstance}). */
         private void partitionStatistics(Context ctx) {
             ObjectNode answer = JSON.createObjectNode();
             ArrayNode partitions = answer.putArray("partitions");
-            ArrayNode instances = answer.putArray("instances");
             List<JsonNode> all = new ArrayList<>();
             statistics.collect().forEach(p -> all.add(JSON.valueToTree(p)));
-            instances.addObject().put("host", routing.self().host() + ":" + routing.self().port()).put("reachable", true);
-            if (ctx.header(Forwarder.FORWARDED_HEADER) == null) {
-                List<HostInfo> others = otherClients().stream().map(StreamsMetadata::hostInfo).toList();
-                forwarder.getAll(others, new Forwarder.Request("/api/v1/stats/partitions", ctx.header("Authorization")),
-                        statisticsTimeout).forEach((host, remote) -> {
-                    boolean reachable = false;
-                    if (remote.isPresent() && remote.get().status() == 200) {
-                        try {
-                            JsonNode body = JSON.readTree(remote.get().body());
-                            body.path("partitions").forEach(all::add);
-                            reachable = true;
-                        } catch (IOException e) {
-                            LOG.warn("Instance {} sent statistics that are not JSON: {}", host, e.toString());
-                        }
-                    }
-                    instances.addObject().put("host", host.host() + ":" + host.port()).put("reachable", reachable);
-                });
-            }
+            answer.set("instances", fromEveryInstance(ctx, "/api/v1/stats/partitions", all));
             all.sort(Comparator.comparingInt(p -> p.path("partition").asInt()));
             partitions.addAll(all);
             json(ctx, 200, answer);
+        }
+
+        /** The key-space heatmap of every instance's partitions (docs/query-api.md, "Key-space heatmap"). */
+        private void keyspace(Context ctx) {
+            KeyspaceHeatmap.Request request = KeyspaceHeatmap.Request.parse(ctx.queryParam("from"), ctx.queryParam("to"),
+                    ctx.queryParam("metric"), ctx.queryParam("ranges"), System.currentTimeMillis());
+            List<JsonNode> partitions = new ArrayList<>();
+            heatmap.local(request).forEach(p -> partitions.add(JSON.valueToTree(p)));
+            if (ctx.header(Forwarder.FORWARDED_HEADER) != null) {
+                json(ctx, 200, JSON.createObjectNode().set("partitions", JSON.valueToTree(partitions)));
+                return;
+            }
+            ArrayNode instances = fromEveryInstance(ctx, "/api/v1/stats/keyspace?" + request.query(), partitions);
+            ObjectNode answer = KeyspaceHeatmap.answer(JSON, request, partitions, routing.partitionCount());
+            answer.set("instances", instances);
+            json(ctx, 200, answer);
+        }
+
+        /**
+         * Adds the {@code partitions} of every other instance's answer to {@code pathAndQuery} to {@code partitions}, and
+         * lists the instances (this one first) with {@code reachable: true|false}. This instance asks the others all at
+         * once, with the forwarding header (which makes them answer with their own partitions only), and waits for them
+         * at most the forwarding request timeout; one that has not answered by then is unreachable. A forwarded request
+         * asks nobody.
+         */
+        private ArrayNode fromEveryInstance(Context ctx, String pathAndQuery, List<JsonNode> partitions) {
+            ArrayNode instances = JSON.createArrayNode();
+            instances.addObject().put("host", routing.self().host() + ":" + routing.self().port()).put("reachable", true);
+            if (ctx.header(Forwarder.FORWARDED_HEADER) != null) {
+                return instances;
+            }
+            List<HostInfo> others = otherClients().stream().map(StreamsMetadata::hostInfo).toList();
+            forwarder.getAll(others, new Forwarder.Request(pathAndQuery, ctx.header("Authorization")), statisticsTimeout)
+                    .forEach((host, remote) -> {
+                        boolean reachable = false;
+                        if (remote.isPresent() && remote.get().status() == 200) {
+                            try {
+                                JsonNode body = JSON.readTree(remote.get().body());
+                                body.path("partitions").forEach(partitions::add);
+                                reachable = true;
+                            } catch (IOException e) {
+                                LOG.warn("Instance {} sent statistics that are not JSON: {}", host, e.toString());
+                            }
+                        }
+                        instances.addObject().put("host", host.host() + ":" + host.port()).put("reachable", reachable);
+                    });
+            return instances;
         }
 
         private List<StreamsMetadata> otherClients() {

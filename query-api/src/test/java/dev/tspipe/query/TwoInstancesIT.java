@@ -58,6 +58,12 @@ class TwoInstancesIT {
     private static final String BIG_DEVICE = "device-big";
     private static final String BIG_METRIC = "temperature";
     private static final int BIG_READINGS = 1_050;
+    /**
+     * A per-key volume guideline that only the big device breaks: every partition holds less than an hour of readings, so
+     * a projection scales what a device holds by 168 (the 7-day lifecycle over the one-hour shortest span): about 9 MB
+     * for the big device's 1,050 rows, under 0.4 MB for the others' 40.
+     */
+    private static final long VOLUME_GUIDELINE = 5_000_000;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -85,8 +91,10 @@ class TwoInstancesIT {
         config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
         produce();
-        a = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("a"));
-        b = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("b"));
+        a = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("a"),
+                server -> server.volumeGuidelineBytes(VOLUME_GUIDELINE));
+        b = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("b"),
+                server -> server.volumeGuidelineBytes(VOLUME_GUIDELINE));
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).until(() ->
                 a.streams().state() == KafkaStreams.State.RUNNING && b.streams().state() == KafkaStreams.State.RUNNING
                         && allLatestStored(a) && allLatestStored(b));
@@ -351,6 +359,72 @@ class TwoInstancesIT {
         assertThat(partitions).hasSize(PARTITIONS);
         assertThat(owners).containsExactlyInAnyOrder(a.server().url().substring(7), b.server().url().substring(7));
         assertThat(latestRows).isPositive();
+    }
+
+    @Test
+    @org.junit.jupiter.api.Order(4)
+    void theKeyspaceHeatmapCountsReadsPerDeviceRangeAndStatisticsNameTheBiggestDevice() throws Exception {
+        // 64 ranges per partition: with 21 devices in 6 partitions every range is one device.
+        String heatmap = "/api/v1/stats/keyspace?metric=reads&ranges=64";
+        Answer before = get(b, heatmap);
+        assertThat(before.status()).isEqualTo(200);
+        int pages = 3;
+        for (int i = 0; i < pages; i++) {
+            Answer page = get(a, readingsPath(BIG_DEVICE + "/" + BIG_METRIC, "limit=1000"));
+            assertThat(page.status()).isEqualTo(200);
+        }
+        Answer after = get(b, heatmap);
+        assertThat(after.status()).isEqualTo(200);
+        JsonNode body = after.body();
+        assertThat(body.get("minutes")).hasSize(60);
+        assertThat(body.get("missing")).isEmpty();
+        assertThat(body.get("instances")).hasSize(2).allSatisfy(i -> assertThat(i.get("reachable").asBoolean()).isTrue());
+        int previous = -1;
+        for (JsonNode range : body.get("ranges")) {
+            assertThat(range.get("partition").asInt()).isGreaterThanOrEqualTo(previous);
+            previous = range.get("partition").asInt();
+            assertThat(range.get("firstDevice").asText()).isEqualTo(range.get("lastDevice").asText());
+            assertThat(range.get("values")).hasSize(60);
+        }
+        // A page of 1,000 reads 1,001 rows: the one after the last tells that there is a next page.
+        assertThat(readsOf(after, BIG_DEVICE) - readsOf(before, BIG_DEVICE)).isEqualTo(pages * 1_001L);
+        assertThat(body.get("hottest").get(0).get("firstDevice").asText()).isEqualTo(BIG_DEVICE);
+        assertThat(body.get("max").asLong()).isGreaterThanOrEqualTo(pages * 1_001L / 2);
+
+        Answer bad = get(a, "/api/v1/stats/keyspace?metric=latency");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.body().get("message").asText()).startsWith("metric: ").contains("writes");
+        assertThat(get(a, "/api/v1/stats/keyspace?ranges=0").status()).isEqualTo(400);
+
+        Answer statistics = get(a, "/api/v1/stats/partitions");
+        List<String> over = new ArrayList<>();
+        JsonNode bigPartition = null;
+        for (JsonNode partition : statistics.body().get("partitions")) {
+            JsonNode devices = partition.get("devices");
+            assertThat(devices.get("guidelineBytes").asLong()).isEqualTo(VOLUME_GUIDELINE);
+            devices.get("overGuideline").forEach(d -> over.add(d.get("device").asText()));
+            for (JsonNode device : devices.get("top")) {
+                if (device.get("device").asText().equals(BIG_DEVICE)) {
+                    bigPartition = devices;
+                }
+            }
+        }
+        assertThat(over).containsExactly(BIG_DEVICE);
+        assertThat(bigPartition).as("the partition of " + BIG_DEVICE).isNotNull();
+        JsonNode biggest = bigPartition.get("top").get(0);
+        assertThat(biggest.get("device").asText()).isEqualTo(BIG_DEVICE);
+        // RocksDB's estimates: the rows within a factor of two of the 1,050 stored.
+        assertThat(biggest.get("estimatedRows").asLong()).isBetween(BIG_READINGS / 2L, BIG_READINGS * 2L);
+    }
+
+    /** The rows read of the device's range (with 64 ranges per partition, a range of its own), over the whole window. */
+    private static long readsOf(Answer heatmap, String device) {
+        for (JsonNode range : heatmap.body().get("ranges")) {
+            if (range.get("firstDevice").asText().equals(device)) {
+                return range.get("total").asLong();
+            }
+        }
+        return 0;
     }
 
     @Test

@@ -148,11 +148,15 @@ public final class NodeMain {
         out.println("CLOSED " + cpu + " " + ProcessMemory.peakRssKb(ProcessHandle.current().pid()) + " " + (long) dropped);
     }
 
+    /** tspipe's settings: the harness's topics and registry, and any {@code -Dtspipe.*} of the node's JVM options. */
     private static PipelineConfig pipelineConfig(String registryUrl, String inputTopic, String dlqTopic) {
-        return new PipelineConfig(Map.of(
-                PipelineConfig.SCHEMA_REGISTRY_URL, registryUrl,
-                PipelineConfig.READINGS_TOPIC, inputTopic,
-                PipelineConfig.DLQ_TOPIC, dlqTopic));
+        Map<String, Object> settings = new HashMap<>();
+        System.getProperties().stringPropertyNames().stream().filter(name -> name.startsWith("tspipe."))
+                .forEach(name -> settings.put(name, System.getProperty(name)));
+        settings.put(PipelineConfig.SCHEMA_REGISTRY_URL, registryUrl);
+        settings.put(PipelineConfig.READINGS_TOPIC, inputTopic);
+        settings.put(PipelineConfig.DLQ_TOPIC, dlqTopic);
+        return new PipelineConfig(settings);
     }
 
     /** A JFR recording with the {@code profile} settings, from start until the harness says the catch-up is over. */

@@ -34,8 +34,12 @@ import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
+import org.rocksdb.Range;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.SizeApproximationFlag;
+import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -105,6 +109,7 @@ public final class SeriesStore implements AutoCloseable {
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Set<PartitionIterator> iterators = ConcurrentHashMap.newKeySet();
     private final SeriesTable series = new SeriesTable();
+    private final KeyspaceActivity keyspace = new KeyspaceActivity();
     private final List<SeriesBuffer> dirty = new ArrayList<>();
     private final List<Runnable> beforeFlush = new ArrayList<>();
     /** The bytes of the dirty series' raw rows. */
@@ -242,6 +247,11 @@ public final class SeriesStore implements AutoCloseable {
             partitions.get(table).put(id, new Partition(table, id, handles.get(i), compression, opened));
         }
         return opened;
+    }
+
+    /** What this partition's keys went through in the last hour: rows and bytes written and read, per device and minute. */
+    public KeyspaceActivity keyspace() {
+        return keyspace;
     }
 
     public SeriesStoreSpec spec() {
@@ -886,6 +896,88 @@ public final class SeriesStore implements AutoCloseable {
             return statistics;
         } finally {
             lock.readLock().unlock();
+        }
+    }
+
+    /** A device's share of a table: its key prefix ({@link KeyspaceActivity}), and RocksDB's estimates of its bytes and rows. */
+    public record DeviceVolume(byte[] devicePrefix, long bytes, long rows) {
+    }
+
+    /**
+     * The devices of this store (those with a latest reading, in row-key order) with RocksDB's estimates of what each
+     * holds in {@code table}'s live partitions: the approximate size of the device's key range, in files and memtables
+     * ({@code GetApproximateSizes}), and as rows those bytes at the partition's bytes per row. A read of the indexes,
+     * not of the rows: estimates, good to rank devices and to find one far above the others.
+     */
+    public List<DeviceVolume> deviceVolumes(Table table) {
+        lock.readLock().lock();
+        try {
+            validateOpen();
+            List<byte[]> devices = devicePrefixes();
+            long[] bytes = new long[devices.size()];
+            double[] rows = new double[devices.size()];
+            if (!devices.isEmpty()) {
+                for (Partition partition : partitions.get(table).values()) {
+                    long partitionRows = partition.longProperty("rocksdb.estimate-num-keys");
+                    long partitionBytes = Math.max(0, partition.longProperty("rocksdb.live-sst-files-size"))
+                            + Math.max(0, partition.longProperty("rocksdb.cur-size-all-mem-tables"));
+                    long[] sizes = approximateSizes(partition, devices);
+                    for (int i = 0; i < sizes.length; i++) {
+                        bytes[i] += sizes[i];
+                        rows[i] += partitionBytes <= 0 || partitionRows <= 0 ? 0 : sizes[i] * (double) partitionRows / partitionBytes;
+                    }
+                }
+            }
+            List<DeviceVolume> volumes = new ArrayList<>(devices.size());
+            for (int i = 0; i < devices.size(); i++) {
+                volumes.add(new DeviceVolume(devices.get(i), bytes[i], Math.round(rows[i])));
+            }
+            return volumes;
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot estimate the devices' sizes in the series store in " + dir, e);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** The distinct device prefixes of the latest table's keys, in key order (its keys are series prefixes). */
+    private List<byte[]> devicePrefixes() {
+        List<byte[]> devices = new ArrayList<>();
+        byte[] last = null;
+        for (Partition partition : partitions.get(Table.LATEST).values()) {
+            try (RocksIterator keys = db.newIterator(partition.handle)) {
+                for (keys.seekToFirst(); keys.isValid(); keys.next()) {
+                    byte[] key = keys.key();
+                    int length = KeyspaceActivity.devicePrefixLength(key, false);
+                    if (length > 0 && (last == null || !Arrays.equals(last, 0, last.length, key, 0, length))) {
+                        last = Arrays.copyOf(key, length);
+                        devices.add(last);
+                    }
+                }
+            }
+        }
+        return devices;
+    }
+
+    private long[] approximateSizes(Partition partition, List<byte[]> devicePrefixes) throws RocksDBException {
+        List<Slice> slices = new ArrayList<>(2 * devicePrefixes.size());
+        try {
+            List<Range> ranges = new ArrayList<>(devicePrefixes.size());
+            for (byte[] prefix : devicePrefixes) {
+                // Every key of the device starts with the prefix, which ends with the delimiter: the range ends at the
+                // prefix with its last byte one higher.
+                byte[] end = prefix.clone();
+                end[end.length - 1]++;
+                Slice from = new Slice(prefix);
+                slices.add(from);
+                Slice to = new Slice(end);
+                slices.add(to);
+                ranges.add(new Range(from, to));
+            }
+            return db.getApproximateSizes(partition.handle, ranges, SizeApproximationFlag.INCLUDE_FILES,
+                    SizeApproximationFlag.INCLUDE_MEMTABLES);
+        } finally {
+            slices.forEach(Slice::close);
         }
     }
 

@@ -196,7 +196,12 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
     @Override
     public byte[] get(Bytes key) {
         Objects.requireNonNull(key, "key");
-        return seriesStore().get(table, key.get());
+        SeriesStore series = seriesStore();
+        byte[] value = series.get(table, key.get());
+        if (value != null) {
+            series.keyspace().read(key.get(), table.timeKeyed(), key.get().length + value.length, System.currentTimeMillis());
+        }
+        return value;
     }
 
     @Override
@@ -211,12 +216,12 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
 
     @Override
     public KeyValueIterator<Bytes, byte[]> all() {
-        return seriesStore().range(table, null, null, false);
+        return counted(null, null, false);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> reverseAll() {
-        return seriesStore().range(table, null, null, true);
+        return counted(null, null, true);
     }
 
     @Override
@@ -224,7 +229,7 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
         Objects.requireNonNull(prefix, "prefix");
         Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer");
         byte[] lower = prefixKeySerializer.serialize(null, prefix);
-        return seriesStore().range(table, lower, lower.length == 0 ? null : successorOfPrefix(lower), false);
+        return counted(lower, lower.length == 0 ? null : successorOfPrefix(lower), false);
     }
 
     @Override
@@ -239,11 +244,43 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
 
     private KeyValueIterator<Bytes, byte[]> boundedRange(Bytes from, Bytes to, boolean reverse) {
         if (from != null && to != null && from.compareTo(to) > 0) {
-            return seriesStore().range(table, new byte[0], new byte[0], reverse);
+            return counted(new byte[0], new byte[0], reverse);
         }
         // The smallest key after `to` is `to` followed by 0x00: the inclusive bound made exclusive.
         byte[] upper = to == null ? null : Arrays.copyOf(to.get(), to.get().length + 1);
-        return seriesStore().range(table, from == null ? null : from.get(), upper, reverse);
+        return counted(from == null ? null : from.get(), upper, reverse);
+    }
+
+    /** A range of the series store whose rows count as reads in its key-space activity as they are taken. */
+    private KeyValueIterator<Bytes, byte[]> counted(byte[] lower, byte[] upperExclusive, boolean reverse) {
+        SeriesStore series = seriesStore();
+        KeyValueIterator<Bytes, byte[]> rows = series.range(table, lower, upperExclusive, reverse);
+        KeyspaceActivity keyspace = series.keyspace();
+        boolean timeKeyed = table.timeKeyed();
+        return new KeyValueIterator<>() {
+            @Override
+            public boolean hasNext() {
+                return rows.hasNext();
+            }
+
+            @Override
+            public KeyValue<Bytes, byte[]> next() {
+                KeyValue<Bytes, byte[]> row = rows.next();
+                byte[] key = row.key.get();
+                keyspace.read(key, timeKeyed, key.length + row.value.length, System.currentTimeMillis());
+                return row;
+            }
+
+            @Override
+            public Bytes peekNextKey() {
+                return rows.peekNextKey();
+            }
+
+            @Override
+            public void close() {
+                rows.close();
+            }
+        };
     }
 
     /** The first key after every key that starts with {@code prefix}, or null if there is none. */

@@ -67,7 +67,12 @@ final class IngestStep {
                 return;
             }
         }
-        switch (store.ingest(accepted.rowKey(), timestamp, reading.row(), reading.value())) {
+        byte[] rowKey = accepted.rowKey();
+        if (config.keyspaceActivity()) {
+            // Every write counts in the key-space heatmap, a duplicate too: it is load on its key range all the same.
+            store.keyspace().written(rowKey, rowKey.length + reading.row().length, context.currentSystemTimeMs());
+        }
+        switch (store.ingest(rowKey, timestamp, reading.row(), reading.value())) {
             case DUPLICATE -> metrics.duplicate();
             case STORED -> metrics.stored();
             case CORRECTED -> {

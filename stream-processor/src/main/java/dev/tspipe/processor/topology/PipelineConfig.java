@@ -33,6 +33,7 @@ public final class PipelineConfig extends AbstractConfig {
     public static final String ROCKSDB_MEMORY_BYTES = "tspipe.rocksdb.memory.bytes";
     public static final String READINGS_PARTITIONS = "tspipe.readings.partitions";
     public static final String REGISTRY_RETRY_MS = "tspipe.registry.retry.ms";
+    public static final String KEYSPACE_ACTIVITY = "tspipe.keyspace.activity";
 
     private static final long DAY = Duration.ofDays(1).toMillis();
 
@@ -75,7 +76,10 @@ public final class PipelineConfig extends AbstractConfig {
             .define(REGISTRY_RETRY_MS, Type.LONG, 5_000L, Range.atLeast(0), Importance.LOW,
                     "How long a record waits, inside its task, for a schema registry that cannot be reached, before "
                             + "the stream thread fails and is replaced (the record is then read again, never skipped). "
-                            + "Keep it below transaction.timeout.ms (10 s under exactly-once; docs/architecture.md).");
+                            + "Keep it below transaction.timeout.ms (10 s under exactly-once; docs/architecture.md).")
+            .define(KEYSPACE_ACTIVITY, Type.BOOLEAN, true, Importance.LOW,
+                    "Whether the ingest step counts every write in the key-space heatmap (rows and bytes per device and "
+                            + "minute, GET /api/v1/stats/keyspace; docs/query-api.md). Off: the heatmap shows reads only.");
 
     // Read on every record: AbstractConfig's getters look the key up each time (measured: a few percent of the
     // stream thread), so the hot ones are read once.
@@ -86,6 +90,7 @@ public final class PipelineConfig extends AbstractConfig {
     private final int readingsPartitions;
     private final long registryRetryMs;
     private final KeyLayout keyLayout;
+    private final boolean keyspaceActivity;
 
     public PipelineConfig(Map<?, ?> originals) {
         super(DEFINITION, originals, false);
@@ -96,6 +101,7 @@ public final class PipelineConfig extends AbstractConfig {
         readingsPartitions = getInt(READINGS_PARTITIONS);
         registryRetryMs = getLong(REGISTRY_RETRY_MS);
         keyLayout = new KeyLayout(getBoolean(MULTI_TENANT), getBoolean(SALT_KEYS));
+        keyspaceActivity = getBoolean(KEYSPACE_ACTIVITY);
     }
 
     public static ConfigDef definition() {
@@ -153,5 +159,10 @@ public final class PipelineConfig extends AbstractConfig {
 
     public KeyLayout keyLayout() {
         return keyLayout;
+    }
+
+    /** Whether writes count in the key-space heatmap. */
+    public boolean keyspaceActivity() {
+        return keyspaceActivity;
     }
 }
