@@ -20,6 +20,8 @@
   const LATEST_POLL_MS = 5000;
   const KEYSPACE_POLL_MS = 60000;
   const SHOWN_CHOICES = 100;
+  /** The key ranges per partition that the key-space endpoint takes at most. */
+  const MAX_RANGES = 256;
   const STORAGE = { token: 'tspipe.console.token', tenant: 'tspipe.console.tenant' };
 
   const state = {
@@ -28,7 +30,7 @@
     range: '1h', from: null, to: null,
     raw: null, rollup: 'auto',
     devices: [], metrics: [],
-    keyspace: { metric: 'writes', span: '1h', ranges: 64, scale: 'log' },
+    keyspace: { metric: 'writes', span: '1h', ranges: 16, scale: 'log' },
   };
   /** The last data drawn, kept to draw again when the window is resized. */
   const drawn = { chart: null, heatmap: null };
@@ -234,7 +236,7 @@
       ks.span = q.get('kspan');
     }
     if (/^\d+$/.test(q.get('kranges') || '')) {
-      ks.ranges = Number(q.get('kranges'));
+      ks.ranges = Math.max(1, Math.min(MAX_RANGES, Number(q.get('kranges'))));
     }
     if (['log', 'linear'].includes(q.get('kscale'))) {
       ks.scale = q.get('kscale');
@@ -629,7 +631,11 @@
       }
     }
     if (raw.length > 0) {
-      const d = raw.map((r, i) => (i === 0 ? 'M' : 'L') + x(r.timestamp).toFixed(1) + ' ' + y(r.value).toFixed(1)).join('');
+      // A gap of more than ten times the usual spacing (a device that was off) breaks the line.
+      const gaps = raw.slice(1).map((r, i) => r.timestamp - raw[i].timestamp).sort((a, b) => a - b);
+      const usual = gaps.length > 0 ? gaps[gaps.length >> 1] : 0;
+      const d = raw.map((r, i) => (i === 0 || (usual > 0 && r.timestamp - raw[i - 1].timestamp > 10 * usual) ? 'M' : 'L')
+        + x(r.timestamp).toFixed(1) + ' ' + y(r.value).toFixed(1)).join('');
       svg('path', { class: 'raw', d }, chart);
       if (raw.length <= plotW / 6) {
         const dots = svg('g', {}, chart);
@@ -716,9 +722,16 @@
         const store = (name) => (p.stores && p.stores[name]) || { rows: 0, bytes: 0, segments: [] };
         const raw = store('raw-rows');
         const oldest = raw.segments.length > 0 ? Math.min(...raw.segments.map((s) => s.startMillis)) : null;
+        const devices = p.devices || { top: [], overGuideline: [] };
+        const largest = devices.top && devices.top.length > 0 ? devices.top[0] : null;
+        const over = devices.overGuideline || [];
         const cells = [p.partition, p.owner, count(raw.rows), bytes(raw.bytes), count(store('rollups-1m').rows),
           count(store('rollups-1h').rows), count(store('rollups-1d').rows), count(store('latest').rows),
-          count(raw.segments.length), oldest === null ? '–' : utc(oldest, 'minute')];
+          count(raw.segments.length), oldest === null ? '–' : utc(oldest, 'minute'),
+          devices.count === undefined ? '–' : count(devices.count),
+          largest ? largest.device + ' (' + bytes(largest.estimatedBytes) + ')' : '–',
+          over.length === 0 ? 'none' : over.map((d) => d.device).slice(0, 3).join(', ')
+            + (over.length > 3 ? ' and ' + (over.length - 3) + ' more' : '')];
         const tr = document.createElement('tr');
         for (const cell of cells) {
           const td = document.createElement('td');
@@ -755,15 +768,16 @@
       drawHeatmap();
       const hottest = body.hottest.map((h) => {
         const li = document.createElement('li');
-        li.textContent = h.firstDevice + ' … ' + h.lastDevice + '  (partition ' + h.partition + '): '
-          + count(h.total) + ' ' + body.metric;
+        li.textContent = rangeName(h) + ' (partition ' + h.partition + '): ' + count(h.total) + ' ' + body.metric;
         return li;
       });
       $('hottest').replaceChildren(...hottest);
       panel.dataset.missing = body.missing.join(',');
       panel.dataset.state = 'ready';
+      const unreachable = (body.instances || []).filter((i) => !i.reachable).map((i) => i.host);
       showError('heatmap-error', body.missing.length > 0 ? 'partitions ' + body.missing.join(', ')
-        + ' did not answer (their owner is down or moving): their ranges are missing' : null);
+        + ' did not answer (their owner is down or moving): their ranges are missing'
+        + (unreachable.length > 0 ? '; instances that did not answer: ' + unreachable.join(', ') : '') : null);
     } catch (error) {
       drawn.heatmap = null;
       drawHeatmap();
@@ -771,6 +785,11 @@
       panel.dataset.state = 'error';
       showError('heatmap-error', error);
     }
+  }
+
+  /** A key range by its first and last device. */
+  function rangeName(range) {
+    return range.firstDevice === range.lastDevice ? range.firstDevice : range.firstDevice + ' … ' + range.lastDevice;
   }
 
   /** From near white (0) to dark blue (1): darker is hotter. */
@@ -855,7 +874,8 @@
       }
     }
     panel.dataset.cells = String(cells);
-    $('heatmap-legend').textContent = rows + ' key ranges × ' + columns + ' minutes; colour: ' + data.metric
+    $('heatmap-legend').textContent = rows + ' key ranges (at most ' + state.keyspace.ranges + ' per partition) × '
+      + columns + ' minutes; colour: ' + (data.metric === 'bytes' ? 'bytes written and read' : data.metric)
       + ' per minute, ' + (log ? 'log scale (log(1 + v) / log(1 + max))' : 'linear scale (v / max)')
       + ', darkest = ' + count(data.max) + '; white = none; orange lines: partition boundaries';
 
@@ -869,7 +889,7 @@
         return;
       }
       const range = data.ranges[r];
-      tip.textContent = range.firstDevice + ' … ' + range.lastDevice + '\npartition ' + range.partition + ', '
+      tip.textContent = rangeName(range) + '\npartition ' + range.partition + ', '
         + count(range.devices) + ' devices\n' + utc(data.minutes[c], 'minute') + ': ' + count(range.values[c]) + ' '
         + data.metric + ' (range total ' + count(range.total) + ')';
       tip.hidden = false;
@@ -979,7 +999,8 @@
     });
     $('keyspace-controls').addEventListener('submit', (event) => {
       event.preventDefault();
-      ks.ranges = Math.max(1, Math.min(1000, Number($('ks-ranges').value) || 64));
+      ks.ranges = Math.max(1, Math.min(MAX_RANGES, Number($('ks-ranges').value) || 16));
+      $('ks-ranges').value = ks.ranges;
       writeUrl();
       loadKeyspace();
     });
