@@ -167,7 +167,7 @@ class SecuredInstancesIT {
     @Order(1)
     void probesAndTheApiDescriptionAreOpenEverythingElseNeedsAKnownBearerToken() throws Exception {
         assertThat(a.server().url()).startsWith("https://");
-        for (String open : List.of("/health", "/ready", "/openapi.json")) {
+        for (String open : List.of("/health", "/ready", "/openapi.json", "/", "/console/console.js", "/console/console.css")) {
             assertThat(get(a, open, null).status()).as(open).isEqualTo(200);
         }
         String path = "/api/v1/series/press-00/temperature/latest";
@@ -332,6 +332,27 @@ class SecuredInstancesIT {
                     "forbidden");
             assertPrometheusError(get(instance, "/prometheus/api/v1/label/tenant/values", null), 401, "unauthorized");
         }
+    }
+
+    /**
+     * The web console opened without a token (docs/console.md) in a real browser: the page itself is open, and each
+     * panel shows the API's own refusal, the 401's message, instead of data.
+     */
+    @Test
+    @Order(4)
+    void theConsoleWithoutATokenShowsTheApisRefusalInEachPanel() throws Exception {
+        HeadlessChromium.assumeInstalled("SecuredInstancesIT.theConsoleWithoutATokenShowsTheApisRefusalInEachPanel");
+        // The test's certificate is self-signed: the browser is told to accept it, as the test's HTTP client trusts it.
+        HeadlessChromium.Page page = HeadlessChromium.open(dir, a.server().url() + "/?device=press-00&metric=temperature",
+                Path.of("target", "console-without-token.png"), "--ignore-certificate-errors");
+        assertThat(page.attributes("console")).containsEntry("data-state", "error");
+        for (String panel : List.of("chart", "latest", "partitions", "heatmap")) {
+            assertThat(page.attributes(panel)).as(panel).containsEntry("data-state", "error");
+        }
+        for (String error : List.of("pick-error", "chart-error", "latest-error", "partitions-error", "heatmap-error")) {
+            assertThat(page.text(error)).as(error).contains("401 unauthorized: this API needs a token");
+        }
+        assertThat(page.attributes("chart-svg")).containsEntry("data-points", "0");
     }
 
     @Test

@@ -361,6 +361,59 @@ class TwoInstancesIT {
         assertThat(latestRows).isPositive();
     }
 
+    /**
+     * The web console (docs/console.md) in a real browser, opened on instance b at the big series' first 1,050 s with
+     * 1-minute rollups: the chart has every reading and every bucket that the API answers for that window (the readings
+     * in two pages, the second by cursor, half of the reads forwarded), the device list has the devices of both
+     * instances, the latest value is the API's, the statistics have every partition, and the key-space heat map drew
+     * cells for the writes of the last hour (the readings were written when the instances started).
+     */
+    @Test
+    @org.junit.jupiter.api.Order(4)
+    void theConsoleDrawsTheSeriesTheStatisticsAndTheKeySpaceInABrowser() throws Exception {
+        HeadlessChromium.assumeInstalled("TwoInstancesIT.theConsoleDrawsTheSeriesTheStatisticsAndTheKeySpaceInABrowser");
+        String series = BIG_DEVICE + "/" + BIG_METRIC;
+        String window = "from=" + BASE + "&to=" + (BASE + BIG_READINGS * 1_000L);
+        HeadlessChromium.Page page = HeadlessChromium.open(stateDir, b.server().url() + "/?device=" + BIG_DEVICE + "&metric="
+                + BIG_METRIC + "&" + window + "&raw=1&rollup=1m", Path.of("target", "console-two-instances.png"));
+
+        assertThat(page.attributes("chart").get("data-state")).as(page.text("chart-error")).isEqualTo("ready");
+        int readings = get(a, readingsPath(series, window + "&limit=10000")).body().get("readings").size();
+        int buckets = get(a, "/api/v1/series/" + series + "/rollups?step=1m&limit=10000&" + window).body().get("buckets").size();
+        assertThat(readings).isEqualTo(BIG_READINGS);
+        assertThat(buckets).isEqualTo(18);
+        assertThat(page.attributes("chart-svg")).containsEntry("data-points", Integer.toString(readings))
+                .containsEntry("data-buckets", Integer.toString(buckets));
+
+        Set<String> devices = new HashSet<>();
+        EXPECTED.keySet().forEach(s -> devices.add(s.substring(0, s.indexOf('/'))));
+        assertThat(page.attributes("device-list")).containsEntry("data-count", Integer.toString(devices.size()));
+        JsonNode latest = get(a, "/api/v1/series/" + series + "/latest").body();
+        assertThat(page.attributes("latest")).containsEntry("data-state", "ready")
+                .containsEntry("data-timestamp", latest.get("timestamp").asText());
+        assertThat(page.attributes("partitions")).as(page.text("partitions-error"))
+                .containsEntry("data-state", "ready").containsEntry("data-rows", Integer.toString(PARTITIONS));
+
+        // The page asked for the writes of the last hour in 16 ranges per partition; the writes were all made within it.
+        JsonNode keyspace = get(a, "/api/v1/stats/keyspace?metric=writes&ranges=16").body();
+        int cells = 0;
+        for (JsonNode range : keyspace.get("ranges")) {
+            for (JsonNode value : range.get("values")) {
+                cells += value.asLong() > 0 ? 1 : 0;
+            }
+        }
+        assertThat(cells).isPositive();
+        Map<String, String> heatmap = page.attributes("heatmap");
+        assertThat(heatmap.get("data-state")).as(page.text("heatmap-error")).isEqualTo("ready");
+        assertThat(heatmap).as("key-space cells drawn").containsEntry("data-cells", Integer.toString(cells));
+        JsonNode hottest = keyspace.get("hottest").get(0);
+        assertThat(hottest.get("firstDevice").asText()).isEqualTo(BIG_DEVICE);
+        assertThat(page.dom()).as("the hottest range listed first").contains("<ol id=\"hottest\"><li>" + BIG_DEVICE + " (partition "
+                + hottest.get("partition").asInt() + "): " + String.format(java.util.Locale.ROOT, "%,d", hottest.get("total").asLong())
+                + " writes</li>");
+        assertThat(page.attributes("console")).as("no panel shows an error").containsEntry("data-state", "ready");
+    }
+
     @Test
     @org.junit.jupiter.api.Order(4)
     void theKeyspaceHeatmapCountsReadsPerDeviceRangeAndStatisticsNameTheBiggestDevice() throws Exception {
