@@ -191,7 +191,8 @@ public final class QueryServer implements AutoCloseable {
         }
 
         /**
-         * Requires a bearer token on every route but {@code /health}, {@code /ready} and {@code /openapi.json}:
+         * Requires a bearer token on every route but {@code /health}, {@code /ready}, {@code /openapi.json} and the web
+         * console ({@link Console}):
          * the tokens of this file ({@link dev.tspipe.query.auth.ApiTokens}), read again when it changes.
          */
         public Builder authTokens(Path file) {
