@@ -59,15 +59,20 @@ final class KeyspaceHeatmap {
     /** A heatmap's parameters, with {@code from} and {@code to} on whole minutes. */
     record Request(long from, long to, Metric metric, int ranges) {
 
-        /** Without {@code from}/{@code to}: the last hour up to the end of the current minute. */
+        /**
+         * Without {@code from}/{@code to}: the last hour up to the end of the current minute. Rounded out to whole minutes,
+         * and at most the last {@value KeyspaceActivity#MINUTES} minutes of the window.
+         */
         static Request parse(String fromText, String toText, String metricText, String rangesText, long nowMs) {
             long minute = KeyspaceActivity.MINUTE_MS;
             long end = Math.floorDiv(nowMs, minute) * minute + minute;
             TimeWindow window = TimeWindow.parse(fromText, toText);
             long to = toText == null || toText.isEmpty() ? end : window.to();
             long from = fromText == null || fromText.isEmpty() ? to - KeyspaceActivity.MINUTES * minute : window.from();
-            from = Math.floorDiv(from, minute) * minute;
-            to = Math.max(from + minute, Math.floorDiv(to + minute - 1, minute) * minute);
+            to = Math.floorDiv(to + minute - 1, minute) * minute;
+            // Only the last MINUTES minutes are kept: a longer window is cut to its last ones.
+            from = Math.max(Math.floorDiv(from, minute) * minute, to - KeyspaceActivity.MINUTES * minute);
+            to = Math.max(to, from + minute);
             return new Request(from, to, metric(metricText), ranges(rangesText));
         }
 
