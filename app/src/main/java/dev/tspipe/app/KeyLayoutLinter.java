@@ -45,7 +45,8 @@ final class KeyLayoutLinter {
     static final int MAX_KEY_BYTES = 1024;
     private static final Pattern PII_NAME = Pattern.compile(
             "(?i).*(e-?mail|phone|msisdn|ssn|social.?security|passport|iban|credit.?card).*");
-    private static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
+    /** Something that looks like an e-mail address, anywhere in a text. */
+    static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
 
     private KeyLayoutLinter() {
     }
