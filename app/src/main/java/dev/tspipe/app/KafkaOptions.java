@@ -31,6 +31,22 @@ final class KafkaOptions {
     }
 
     /**
+     * The schema registry client's settings: {@code --schema-registry-url} and the registry keys of the
+     * {@code --kafka-config} file (Confluent's: {@code basic.auth.*}, {@code schema.registry.ssl.*}).
+     */
+    Map<String, Object> registrySettings() {
+        Map<String, Object> settings = AvroSerdeConfig.settingsIn(kafkaConfig.settings());
+        settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, schemaRegistryUrl);
+        return settings;
+    }
+
+    /** What to tell a user whose client Kafka at {@code servers} did not authenticate. */
+    static UserError credentialsRefused(String servers, AuthenticationException e) {
+        return new UserError("Kafka at " + servers + " refused this client's credentials (" + e.getMessage()
+                + "); check the security settings in --kafka-config (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*)");
+    }
+
+    /**
      * A producer to {@code topic} whose brokers answered and whose topic exists; a user error
      * that says what to check otherwise.
      */
@@ -45,8 +61,7 @@ final class KafkaOptions {
             return producer;
         } catch (AuthenticationException e) {
             producer.close();
-            throw new UserError("Kafka at " + bootstrapServers + " refused this client's credentials (" + e.getMessage()
-                    + "); check the security settings in --kafka-config (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*)");
+            throw credentialsRefused(bootstrapServers, e);
         } catch (KafkaException e) {
             producer.close();
             throw new UserError("cannot write to topic '" + topic + "' on " + bootstrapServers + " (" + e.getMessage()

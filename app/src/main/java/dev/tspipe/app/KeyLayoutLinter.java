@@ -3,6 +3,8 @@ package dev.tspipe.app;
 import dev.tspipe.app.KeyLayoutProposal.Kind;
 import dev.tspipe.app.KeyLayoutProposal.Segment;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -31,13 +33,20 @@ final class KeyLayoutLinter {
         String line() {
             return String.format("%-7s %-24s %s — %s", severity.label(), rule, message, fix);
         }
+
+        /** The finding as the fields of a JSON object: severity, rule, segment, message, fix. */
+        void writeTo(ObjectNode json) {
+            json.put("severity", severity.label()).put("rule", rule).put("segment", segment).put("message", message)
+                    .put("fix", fix);
+        }
     }
 
     /** Azure Table storage's limit, which tspipe's row keys keep too. */
     static final int MAX_KEY_BYTES = 1024;
     private static final Pattern PII_NAME = Pattern.compile(
             "(?i).*(e-?mail|phone|msisdn|ssn|social.?security|passport|iban|credit.?card).*");
-    private static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
+    /** Something that looks like an e-mail address, anywhere in a text. */
+    static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
 
     private KeyLayoutLinter() {
     }
@@ -150,5 +159,14 @@ final class KeyLayoutLinter {
             return 2;
         }
         return findings.isEmpty() ? 0 : 1;
+    }
+
+    /** The word for {@link #exitCode}: clean, warnings or errors. */
+    static String verdict(List<Finding> findings) {
+        return switch (exitCode(findings)) {
+            case 0 -> "clean";
+            case 1 -> "warnings";
+            default -> "errors";
+        };
     }
 }

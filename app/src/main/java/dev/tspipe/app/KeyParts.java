@@ -34,7 +34,7 @@ final class KeyParts {
     }
 
     /** Control characters, which would break the listing, shown as {@code \}{@code uXXXX}. */
-    private static String printable(String text) {
+    static String printable(String text) {
         StringBuilder out = new StringBuilder(text.length());
         text.codePoints().forEach(c -> {
             if (Character.isISOControl(c)) {

@@ -68,12 +68,9 @@ final class KeysCheckCommand implements Callable<Integer> {
         if (format.equals("json")) {
             ObjectMapper json = new ObjectMapper();
             ObjectNode answer = json.createObjectNode();
-            answer.put("verdict", exit == 0 ? "clean" : exit == 1 ? "warnings" : "errors");
+            answer.put("verdict", KeyLayoutLinter.verdict(findings));
             ArrayNode list = answer.putArray("findings");
-            for (KeyLayoutLinter.Finding finding : findings) {
-                list.addObject().put("severity", finding.severity().label()).put("rule", finding.rule())
-                        .put("segment", finding.segment()).put("message", finding.message()).put("fix", finding.fix());
-            }
+            findings.forEach(finding -> finding.writeTo(list.addObject()));
             out.println(json.writerWithDefaultPrettyPrinter().writeValueAsString(answer));
         } else {
             findings.forEach(finding -> out.println(finding.line()));

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         usageHelpAutoWidth = true,
-        header = "Encode and decode tspipe row keys; check a proposed key layout.",
+        header = "Encode and decode tspipe row keys; check a proposed key layout; analyze real keys.",
         description = {
                 "",
                 "A row key is [salt#][tenant#]device#metric#reversedTimestamp, where reversedTimestamp is the 19 "
@@ -24,12 +24,14 @@ import picocli.CommandLine.Command;
                 "  tspipe keys encode sensor-1 temp 1700000000000",
                 "  tspipe keys encode sensor-1 temp 2023-11-14T22:13:20Z --tenant acme --salted",
                 "  tspipe keys decode 'sensor-1#temp#9223370336854775807'",
-                "  tspipe keys check '{device:id}#{metric:enum}#{ts:timestamp:19:reversed}'"
+                "  tspipe keys check '{device:id}#{metric:enum}#{ts:timestamp:19:reversed}'",
+                "  tspipe keys analyze --topic readings --sample 100000"
         },
         subcommands = {
                 KeysEncodeCommand.class,
                 KeysDecodeCommand.class,
-                KeysCheckCommand.class
+                KeysCheckCommand.class,
+                KeysAnalyzeCommand.class
         })
 final class KeysCommand implements Runnable {
 

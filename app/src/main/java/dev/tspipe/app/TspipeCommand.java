@@ -39,6 +39,8 @@ import picocli.CommandLine.Command;
                 "                                    the row key of a reading",
                 "  tspipe keys decode 'sensor-1#temp#9223370336854775807'",
                 "                                    the parts of a row key",
+                "  tspipe keys analyze --topic readings",
+                "                                    how real keys fit the key-design rules",
                 "  tspipe tokens create --tenant acme --scope read",
                 "                                    a bearer token for the HTTP API",
                 "",

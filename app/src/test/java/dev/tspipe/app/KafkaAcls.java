@@ -43,6 +43,12 @@ final class KafkaAcls {
                 allow(user, ResourceType.TOPIC, readingsTopic, PatternType.LITERAL, AclOperation.WRITE));
     }
 
+    /** {@code tspipe replay} (reading) and {@code tspipe keys analyze --topic}: read a topic by partition, without a group. */
+    static List<AclBinding> forReader(String user, String topic) {
+        return List.of(allow(user, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE),
+                allow(user, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ));
+    }
+
     /** {@code tspipe registry}: its journal topic, created on the first start. */
     static List<AclBinding> forRegistry(String user, String topic) {
         List<AclBinding> acls = new ArrayList<>();

@@ -1,8 +1,18 @@
 package dev.tspipe.app;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tspipe.processor.topology.PipelineConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -190,5 +200,88 @@ class KeysCommandTest {
         CommandRun unreadable = CommandRun.of("keys", "check", "{device}");
         assertThat(unreadable.exitCode()).isEqualTo(picocli.CommandLine.ExitCode.USAGE);
         assertThat(unreadable.err()).contains("needs a name and a kind");
+    }
+
+    /** A CSV file of {@code devices} devices, {@code each} readings a device a minute apart, and the lines given after. */
+    private static Path csv(Path dir, String name, int devices, int each, String... more) throws IOException {
+        List<String> lines = new ArrayList<>(List.of("device,metric,timestamp,value"));
+        for (int i = 0; i < each; i++) {
+            for (int d = 1; d <= devices; d++) {
+                lines.add(String.format("sensor-%03d,temperature,%d,21.5", d, 1_796_032_800_000L + i * 60_000L + d));
+            }
+        }
+        lines.addAll(List.of(more));
+        return Files.write(dir.resolve(name), lines);
+    }
+
+    @Test
+    void analyzeReadsCsvAndJsonLinesFilesAndExitsByTheWorstFinding(@TempDir Path dir) throws IOException {
+        CommandRun clean = CommandRun.of("keys", "analyze", "--file", csv(dir, "clean.csv", 120, 10).toString());
+        assertThat(clean.exitCode()).as(clean.out() + clean.err()).isZero();
+        assertThat(clean.out()).startsWith("sample       1,200 readings: all of " + dir.resolve("clean.csv"))
+                .contains("devices      120, 120 series", "partitions   6 ")
+                .endsWith("\nclean: the sampled keys keep every rule checked (docs/row-keys.md)\n");
+
+        Path jsonl = Files.writeString(dir.resolve("people.jsonl"), """
+                {"device":"alice@example.com","metric":"temperature","timestamp":"2026-11-30T10:00:00Z","value":21.5}
+                {"device":"bob@example.com","metric":"temperature","timestamp":"2026-11-30T10:01:00Z","value":21.0}
+                not json
+                """);
+        CommandRun warned = CommandRun.of("keys", "analyze", "--file", jsonl.toString(), "--partitions", "1", "--format", "json");
+        assertThat(warned.exitCode()).as(warned.out() + warned.err()).isEqualTo(1);
+        JsonNode json = new ObjectMapper().readTree(warned.out());
+        assertThat(json.get("verdict").asText()).isEqualTo("warnings");
+        assertThat(json.at("/source/kind").asText()).isEqualTo("file");
+        assertThat(json.get("readings").asLong()).isEqualTo(2);
+        assertThat(json.at("/rejected/invalid-line").asLong()).isEqualTo(1);
+        assertThat(json.get("findings").findValuesAsText("rule")).containsExactly("personal-data");
+        assertThat(warned.out()).doesNotContain("alice@", "bob@");
+
+        // One device with most readings: its partition takes several times the mean.
+        String[] hot = new String[600];
+        for (int i = 0; i < hot.length; i++) {
+            hot[i] = "hot-1,temperature," + (1_796_032_800_000L + i * 1_000L) + ",1";
+        }
+        CommandRun failed = CommandRun.of("keys", "analyze", "--file", csv(dir, "hot.csv", 120, 2, hot).toString(),
+                "--sample", "500");
+        assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(2);
+        assertThat(failed.out()).startsWith("sample       500 readings: the first of ")
+                .contains("error   partition-skew", "warning hot-devices").endsWith("errors: 1 error(s), 1 warning(s)\n");
+    }
+
+    @Test
+    void analyzeRefusesWhatItCannotReadWithAUsageExitCode(@TempDir Path dir) throws IOException {
+        Path badHeader = Files.writeString(dir.resolve("bad.csv"), "device,metric,value\nd,m,1\n");
+        CommandRun header = CommandRun.of("keys", "analyze", "--file", badHeader.toString());
+        assertThat(header.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(header.err()).contains("no column 'timestamp'");
+
+        Path tenants = Files.writeString(dir.resolve("tenants.csv"), "tenant,device,metric,timestamp,value\nacme,d,m,0,1\n");
+        CommandRun single = CommandRun.of("keys", "analyze", "--file", tenants.toString());
+        assertThat(single.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(single.err()).contains("none of the 1 records sampled is a reading tspipe would store",
+                "invalid-field", "--multi-tenant");
+        assertThat(CommandRun.of("keys", "analyze", "--file", tenants.toString(), "--multi-tenant", "--partitions", "1")
+                .exitCode()).isZero();
+
+        assertThat(CommandRun.of("keys", "analyze", "--file", tenants.toString(), "--format", "xml").err())
+                .contains("--format must be text or json");
+        assertThat(CommandRun.of("keys", "analyze").err()).contains("--topic", "--file");
+        assertThat(CommandRun.of("keys", "analyze", "--topic", "t", "--file", "f").err()).contains("mutually exclusive");
+        assertThat(CommandRun.of("keys", "analyze", "--file", dir.resolve("nope.csv").toString()).err())
+                .contains("nope.csv is not a readable file");
+    }
+
+    @Test
+    void analyzeHelpNamesItsSourcesOptionsAndThePipelinesLifecycle() {
+        CommandRun help = CommandRun.of("keys", "analyze", "--help");
+
+        assertThat(help.exitCode()).isZero();
+        String lifecycle = KeyAnalysisReport.duration(Duration.ofMillis(
+                (Long) PipelineConfig.definition().defaultValues().get(PipelineConfig.RAW_RETENTION_MS)));
+        assertThat(help.out()).contains("Usage: tspipe keys analyze", "--topic", "--file", "--sample", "--partitions",
+                "--lifecycle", "--multi-tenant", "--salted", "--format", "--bootstrap-servers", "--schema-registry-url",
+                "--kafka-config", "tspipe.raw.retention.ms, " + lifecycle + ")", "1 with warnings only", "Examples:");
+        assertThat(CommandRun.of("keys", "--help").out()).contains("analyze");
     }
 }

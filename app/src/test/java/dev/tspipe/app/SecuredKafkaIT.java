@@ -1,5 +1,7 @@
 package dev.tspipe.app;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.FreePorts;
@@ -45,19 +47,22 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * Every Kafka client of tspipe against a broker secured as production clusters are: the listener the
  * clients use requires SASL/SCRAM-SHA-512 over TLS ({@code SASL_SSL}, the broker's certificate made at
  * test time), and the standard authorizer allows only what ACLs grant. With the settings of one
  * {@code --kafka-config} file and the ACLs of docs/security.md, the registry's journal, the producers of
- * {@code generate} and the node (packaged jar, own JVM: Kafka Streams with exactly-once, its changelogs,
- * the dead-letter topic) all work. With a wrong password, a node and a producer stop at once with a
- * message about the credentials; without an ACL on the readings topic, the node stops with a message
- * that names the topic and the operations to grant.
+ * {@code generate}, the node (packaged jar, own JVM: Kafka Streams with exactly-once, its changelogs,
+ * the dead-letter topic) and {@code keys analyze} (a consumer without a group, the serde) all work. With
+ * a wrong password, a node and a producer stop at once with a message about the credentials; without an
+ * ACL on the readings topic, the node stops with a message that names the topic and the operations to
+ * grant.
  */
 class SecuredKafkaIT {
 
@@ -70,6 +75,8 @@ class SecuredKafkaIT {
     private static final String PASSWORD = "correct-horse-battery";
     private static final String REGISTRY_PASSWORD = "registry-staple";
     private static final String APP = "secured-it";
+    /** The topic {@code keys analyze} samples: written and read only by its test. */
+    private static final String SAMPLED = "readings-sampled";
 
     @TempDir
     static Path workDir;
@@ -112,11 +119,13 @@ class SecuredKafkaIT {
                             PASSWORD),
                     new UserScramCredentialUpsertion(UNREAD_USER, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
                             PASSWORD))).all().get(1, TimeUnit.MINUTES);
-            admin.createTopics(List.of(new NewTopic("readings", 4, (short) 1), new NewTopic("readings-dlq", 1, (short) 1)))
-                    .all().get(1, TimeUnit.MINUTES);
+            admin.createTopics(List.of(new NewTopic("readings", 4, (short) 1), new NewTopic("readings-dlq", 1, (short) 1),
+                    new NewTopic(SAMPLED, 3, (short) 1))).all().get(1, TimeUnit.MINUTES);
             List<AclBinding> acls = new ArrayList<>(KafkaAcls.forNode(USER, APP, "readings", "readings-dlq"));
             acls.addAll(KafkaAcls.forProducer(USER, "readings"));
             acls.addAll(KafkaAcls.forRegistry(USER, "_schemas"));
+            acls.addAll(KafkaAcls.forProducer(USER, SAMPLED));
+            acls.addAll(KafkaAcls.forReader(USER, SAMPLED));
             acls.addAll(KafkaAcls.forNode(UNGRANTED_USER, APP + "-ungranted", "readings", "readings-dlq").stream()
                     .filter(acl -> !acl.pattern().name().equals("readings")).toList());
             acls.addAll(KafkaAcls.forNode(UNREAD_USER, APP + "-unread", "readings", "readings-dlq").stream()
@@ -248,6 +257,43 @@ class SecuredKafkaIT {
                     "the readings topic: DESCRIBE and READ");
             assertThat(node.isAlive()).as("the node waits for the ACL").isTrue();
             assertThat(node.stopWithSigterm(HANG_GUARD)).isEqualTo(143);
+        }
+    }
+
+    @Test
+    void keysAnalyzeSamplesTheNewestRecordsOfATopicOverSaslSslWithTheSecuredRegistry() throws Exception {
+        Path config = clientConfig("analyze.properties", USER, PASSWORD);
+        CommandRun generate = CommandRun.of("generate", "--devices", "12", "--metrics", "2", "--rate", "50", "--duration", "10s",
+                "--start", "2026-11-30T10:00:00Z", "--as-fast-as-possible", "--topic", SAMPLED,
+                "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(), "--schema-registry-url", registry.url());
+        assertThat(generate.exitCode()).as(generate.err()).isZero();
+        Map<Integer, Long> written = new TreeMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(kafka.clientConfig(), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = List.of(new TopicPartition(SAMPLED, 0), new TopicPartition(SAMPLED, 1),
+                    new TopicPartition(SAMPLED, 2));
+            consumer.endOffsets(partitions).forEach((tp, end) -> written.put(tp.partition(), end));
+        }
+        long total = written.values().stream().mapToLong(Long::longValue).sum();
+        assertThat(total).isGreaterThan(100);
+
+        CommandRun analyze = CommandRun.of("keys", "analyze", "--topic", SAMPLED, "--sample", "100", "--format", "json",
+                "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(), "--schema-registry-url", registry.url());
+
+        JsonNode report = new ObjectMapper().readTree(analyze.out());
+        assertThat(analyze.exitCode()).as(analyze.err())
+                .isEqualTo(List.of("clean", "warnings", "errors").indexOf(report.get("verdict").asText()));
+        assertThat(report.at("/source/kind").asText()).isEqualTo("topic");
+        assertThat(report.get("readings").asLong()).isEqualTo(100);
+        assertThat(report.get("rejected").size()).isZero();
+        assertThat(report.get("devices").asLong()).isEqualTo(12);
+        assertThat(report.at("/partitions/count").asInt()).as("the topic's partitions").isEqualTo(3);
+        // The producer placed each device as DevicePartitioner does, so the readings the report places in a partition
+        // are those read from it: the newest of each, in proportion to what it holds.
+        JsonNode perPartition = report.at("/partitions/readings");
+        for (int p = 0; p < 3; p++) {
+            assertThat((double) perPartition.get(p).asLong()).as("partition %d of %s", p, written)
+                    .isCloseTo(100.0 * written.get(p) / total, within(1.0));
         }
     }
 

@@ -166,38 +166,15 @@ public final class FileImporter {
             if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
                 throw new IOException(file + " is not a readable file");
             }
-            parsers.add(parserFor(file, format));
+            parsers.add(FileReadings.parserFor(file, format));
         }
         return parsers;
-    }
-
-    /** Reads a file's first line: its format, and for CSV the header, checked before anything is sent. */
-    private static LineParser parserFor(Path file, FileFormat format) throws IOException {
-        try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            long lineNumber = 0;
-            String line;
-            while ((line = reader.readLine()) != null) {
-                lineNumber++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                if (format.resolve(file, line) == FileFormat.JSONL) {
-                    return LineParser.jsonLines();
-                }
-                try {
-                    return LineParser.csv(line);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(file + " line " + lineNumber + ": " + e.getMessage(), e);
-                }
-            }
-            return LineParser.jsonLines();
-        }
     }
 
     private void readChunks(Path file, LineParser parser, AtomicInteger chunks, Consumer<Chunk> submit) throws IOException {
         try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             long lineNumber = 0;
-            boolean headerSeen = !(parser instanceof CsvLineParser);
+            boolean headerSeen = !FileReadings.hasHeader(parser);
             List<String> lines = new ArrayList<>(options.chunkLines());
             long first = 0;
             long bytes = 0;

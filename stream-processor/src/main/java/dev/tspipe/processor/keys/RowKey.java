@@ -210,7 +210,8 @@ public record RowKey(SeriesId series, long epochMillis) {
         }
     }
 
-    private static boolean standsAsItself(int b) {
+    /** Whether a byte of a segment's UTF-8 form is written as itself; every other byte is written {@code %XX}. */
+    public static boolean standsAsItself(int b) {
         return b >= 0x24 && b <= 0x7E && b != ESCAPE;
     }
 
