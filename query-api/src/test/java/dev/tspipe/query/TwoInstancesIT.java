@@ -463,7 +463,7 @@ class TwoInstancesIT {
             latest.body().get("readings").forEach(r -> values.put(r.get("device").asText(), r.get("value").asDouble()));
             assertThat(values).isEqualTo(expectedLatest);
             assertThat(latest.body().get("missing")).isEmpty();
-            assertThat(latest.body().get("devices").asLong()).isEqualTo(picked);
+            assertThat(latest.body().get("count").asLong()).isEqualTo(picked);
         }
         assertThat(expectedLatest.keySet()).containsAll(ownerOf.values());
 

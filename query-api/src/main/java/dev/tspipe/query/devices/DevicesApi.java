@@ -167,12 +167,17 @@ public final class DevicesApi {
                     + "latest reading of at most " + MAX_FAN_OUT_DEVICES + ": narrow it with site=, type= or "
                     + "label.<name>=<value>");
         }
+        series(layout.multiTenant() ? "t" : null, "d", metric);     // a metric no key can hold is a 400
         List<SeriesId> series = new ArrayList<>(devices.size());
         for (Device device : devices) {
-            series.add(series(device.getTenant(), device.getId(), metric));
-        }
-        if (series.isEmpty()) {
-            series(null, "d", metric);      // a metric no key can hold is a 400 even when no device is picked
+            SeriesId one = new SeriesId(device.getTenant(), device.getId(), metric);
+            try {
+                RowKey.seriesPrefix(layout, one);
+                series.add(one);
+            } catch (InvalidKeyException noSuchSeries) {
+                // A device whose id no key can hold with this metric (or without the tenant the deployment needs) has no
+                // such series: it is counted as picked, without a reading.
+            }
         }
         int count = partitionCount.get().orElseThrow(() -> ApiException.unavailable("the application has not started "
                 + "yet: its partitions are not known; retry"));
@@ -201,7 +206,7 @@ public final class DevicesApi {
                 .thenComparing(Answers.Latest::tenant, Comparator.nullsFirst(Comparator.naturalOrder())));
         ObjectNode answer = JSON.createObjectNode();
         answer.put("metric", metric);
-        answer.put("devices", devices.size());
+        answer.put("count", devices.size());
         answer.set("readings", JSON.valueToTree(readings));
         ArrayNode missing = answer.putArray("missing");
         List<String> reasons = new ArrayList<>();
