@@ -2,7 +2,6 @@ package dev.tspipe.ingest;
 
 import dev.tspipe.schemas.Device;
 import dev.tspipe.schemas.serde.AvroDeserializer;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

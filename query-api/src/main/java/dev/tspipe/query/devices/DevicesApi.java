@@ -9,7 +9,6 @@ import dev.tspipe.processor.keys.InvalidKeyException;
 import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.processor.topology.DevicePartitioner;
 import dev.tspipe.query.Answers;
 import dev.tspipe.query.ApiException;
