@@ -10,6 +10,8 @@ import dev.tspipe.query.auth.BearerTokens;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.auth.TokenFile;
 
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -126,10 +128,12 @@ final class DemoCommand implements Callable<Integer> {
 
             kafka.createTopic(Topics.READINGS, partitions);
             kafka.createTopic(Topics.READINGS_DLQ, 1);
+            kafka.createTopics(new NewTopic(Topics.DEVICES, 1, (short) 1)
+                    .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(new TspipeNode.Settings(
                     kafka.bootstrapServers(), registry.url(), "tspipe-demo", EmbeddedKafka.HOST, httpPort, EmbeddedKafka.HOST,
                     dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
-                    StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.ofNullable(authTokens), Optional.empty(), Map.of(),
+                    Topics.DEVICES, StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.ofNullable(authTokens), Optional.empty(), Map.of(),
                     InfluxMapping.DEFAULT, RemoteWrite.defaults())));
 
             if (rate > 0) {

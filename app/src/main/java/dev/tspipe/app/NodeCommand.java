@@ -84,9 +84,13 @@ final class NodeCommand implements Callable<Integer> {
             description = "Dead-letter topic (default: ${DEFAULT-VALUE}).")
     String dlqTopic;
 
+    @Option(names = "--devices-topic", paramLabel = "TOPIC", defaultValue = "devices",
+            description = "Compacted topic of device metadata, read whole by every node (default: ${DEFAULT-VALUE}).")
+    String devicesTopic;
+
     @Option(names = "--create-topics",
-            description = "Create the readings topic (with --partitions) and the dead-letter topic when they are missing, "
-                    + "with the cluster's default replication factor.")
+            description = "Create the readings topic (with --partitions), the dead-letter topic and the compacted devices "
+                    + "topic when they are missing, with the cluster's default replication factor.")
     boolean createTopics;
 
     @Option(names = "--partitions", paramLabel = "N", defaultValue = "12",
@@ -123,10 +127,10 @@ final class NodeCommand implements Callable<Integer> {
         TspipeNode.Settings settings = new TspipeNode.Settings(kafka.bootstrapServers, kafka.schemaRegistryUrl,
                 applicationId, httpHost,
                 httpPort, advertisedHost != null ? advertisedHost : hostName(), stateDir, readingsTopic, dlqTopic,
-                processingGuarantee, threads, standbyReplicas, extra, httpSecurity.authTokens(), httpSecurity.tls(),
+                devicesTopic, processingGuarantee, threads, standbyReplicas, extra, httpSecurity.authTokens(), httpSecurity.tls(),
                 clientSettings, writeMapping.influx(), writeMapping.remoteWrite());
         if (createTopics) {
-            TopicSetup.createMissing(clientSettings, readingsTopic, partitions, dlqTopic);
+            TopicSetup.createMissing(clientSettings, readingsTopic, partitions, dlqTopic, devicesTopic);
         }
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(settings));

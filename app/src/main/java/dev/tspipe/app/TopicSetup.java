@@ -3,6 +3,7 @@ package dev.tspipe.app;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,10 +17,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Creates a node's input and dead-letter topics when they are missing ({@code tspipe node
+ * Creates a node's input, dead-letter and devices topics when they are missing ({@code tspipe node
  * --create-topics}), with the cluster's default replication factor and min ISR, so that a fresh
- * cluster needs no {@code kafka-topics.sh} step. Several nodes may race to create them: the
- * topic that exists already is left as it is.
+ * cluster needs no {@code kafka-topics.sh} step. The devices topic is compacted (the newest version of
+ * each device is kept, a tombstone deletes it: docs/devices.md). Several nodes may race to create them:
+ * the topic that exists already is left as it is.
  */
 final class TopicSetup {
 
@@ -30,7 +32,8 @@ final class TopicSetup {
     }
 
     /** @param clientSettings Kafka client settings: {@code bootstrap.servers}, security, ... */
-    static void createMissing(Map<String, Object> clientSettings, String readingsTopic, int partitions, String dlqTopic) {
+    static void createMissing(Map<String, Object> clientSettings, String readingsTopic, int partitions, String dlqTopic,
+                              String devicesTopic) {
         if (partitions < 1) {
             throw new UserError("--partitions must be at least 1, not " + partitions);
         }
@@ -39,7 +42,9 @@ final class TopicSetup {
         settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(TIMEOUT_S));
         try (Admin admin = Admin.create(settings)) {
             for (NewTopic topic : List.of(new NewTopic(readingsTopic, Optional.of(partitions), Optional.empty()),
-                    new NewTopic(dlqTopic, Optional.of(1), Optional.empty()))) {
+                    new NewTopic(dlqTopic, Optional.of(1), Optional.empty()),
+                    new NewTopic(devicesTopic, Optional.of(1), Optional.empty())
+                            .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)))) {
                 try {
                     admin.createTopics(List.of(topic)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
                     log.info("Created topic {} ({} partitions, the cluster's replication factor)", topic.name(),

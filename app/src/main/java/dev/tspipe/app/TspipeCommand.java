@@ -43,6 +43,8 @@ import picocli.CommandLine.Command;
                 "                                    how real keys fit the key-design rules",
                 "  tspipe tokens create --tenant acme --scope read",
                 "                                    a bearer token for the HTTP API",
+                "  tspipe devices put press-1 --site plant-1 --type press --label line=3",
+                "                                    device metadata, on every node",
                 "",
                 "Run 'tspipe <command> --help' for the options of a command."
         },
@@ -56,6 +58,7 @@ import picocli.CommandLine.Command;
                 ReplayCommand.class,
                 KeysCommand.class,
                 TokensCommand.class,
+                DevicesCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TspipeCommand implements Runnable {

@@ -36,7 +36,7 @@ final class TspipeNode implements AutoCloseable {
     /** What an instance needs to know; {@code extra} holds Kafka Streams and {@code tspipe.*} settings from the config file. */
     record Settings(String bootstrapServers, String schemaRegistryUrl, String applicationId, String httpHost, int httpPort,
                     String advertisedHost, String stateDir, String readingsTopic, String dlqTopic,
-                    String processingGuarantee, int threads, int standbyReplicas, Properties extra,
+                    String devicesTopic, String processingGuarantee, int threads, int standbyReplicas, Properties extra,
                     Optional<Path> authTokens, Optional<HttpTls> tls, Map<String, Object> clientSettings,
                     InfluxMapping influx, RemoteWrite remoteWrite) {
     }
@@ -67,6 +67,7 @@ final class TspipeNode implements AutoCloseable {
         pipeline.put(PipelineConfig.SCHEMA_REGISTRY_URL, settings.schemaRegistryUrl());
         pipeline.put(PipelineConfig.READINGS_TOPIC, settings.readingsTopic());
         pipeline.put(PipelineConfig.DLQ_TOPIC, settings.dlqTopic());
+        pipeline.put(PipelineConfig.DEVICES_TOPIC, settings.devicesTopic());
         PipelineConfig config = new PipelineConfig(pipeline);
 
         streamsSettings.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());

@@ -1,5 +1,6 @@
 package dev.tspipe.app;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.FreePorts;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -110,6 +111,8 @@ class BrokerAndRegistryIT {
             }
         }
 
+        devicesCommandsWriteAndReadTheTopic(bootstrap, registryUrl);
+
         // 143 is 128 + SIGTERM, as the JVM (and kafka-server-start.sh) ends after its shutdown hooks ran; the log says they did.
         assertThat(registry.stopWithSigterm(HANG_GUARD)).isEqualTo(143);
         assertThat(Files.readString(workDir.resolve("registry.log"))).contains("Stopped schema registry");
@@ -119,6 +122,44 @@ class BrokerAndRegistryIT {
             assertThat(brokers.get(i).stopWithSigterm(HANG_GUARD)).isEqualTo(143);
             assertThat(Files.readString(workDir.resolve("broker-" + (i + 1) + ".log"))).contains("Kafka server " + (i + 1) + " stopped");
         }
+    }
+
+    /** {@code tspipe devices} against the cluster: an import with a bad line writes nothing, a good one everything. */
+    private void devicesCommandsWriteAndReadTheTopic(String bootstrap, String registryUrl) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic("devices", Optional.of(1), Optional.empty())
+                    .configs(Map.of("cleanup.policy", "compact")))).all().get(1, TimeUnit.MINUTES);
+        }
+        List<String> kafka = List.of("--bootstrap-servers", bootstrap, "--schema-registry-url", registryUrl);
+        Path bad = Files.writeString(workDir.resolve("bad.jsonl"), "{\"id\":\"valve-1\",\"site\":\"plant-1\"}\n{\"id\":7}\n");
+        CommandRun rejected = devices(kafka, "import", bad.toString());
+        assertThat(rejected.exitCode()).as(rejected.err()).isEqualTo(DevicesImportCommand.EXIT_REJECTED);
+        assertThat(rejected.err()).contains("bad.jsonl:2: id is not a string", "nothing was written");
+
+        Path good = Files.writeString(workDir.resolve("devices.csv"),
+                "id,site,type,labels\npress-1,plant-1,press,line=3;firmware=2.1\nkiln-1,plant-2,kiln,\n");
+        CommandRun imported = devices(kafka, "import", good.toString());
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+        assertThat(imported.out()).contains("Imported 2 devices");
+        assertThat(devices(kafka, "put", "pump-1", "--site", "plant-1", "--type", "pump", "--label", "line=4").exitCode()).isZero();
+
+        CommandRun plant1 = devices(kafka, "list", "--site", "plant-1");
+        assertThat(plant1.out()).contains("press-1", "pump-1", "firmware=2.1;line=3",
+                "2 devices").doesNotContain("kiln-1", "valve-1");
+        CommandRun pump = devices(kafka, "get", "pump-1");
+        assertThat(pump.exitCode()).isZero();
+        assertThat(new ObjectMapper().readTree(pump.out()).get("labels").get("line").asText())
+                .isEqualTo("4");
+        assertThat(devices(kafka, "delete", "kiln-1").exitCode()).isZero();
+        assertThat(devices(kafka, "list", "--format", "json").out().lines()).hasSize(2);
+        assertThat(devices(kafka, "get", "kiln-1").exitCode()).isEqualTo(DevicesGetCommand.EXIT_UNKNOWN);
+    }
+
+    private static CommandRun devices(List<String> kafka, String... args) {
+        List<String> all = new ArrayList<>(List.of("devices"));
+        all.addAll(List.of(args));
+        all.addAll(kafka);
+        return CommandRun.of(all.toArray(String[]::new));
     }
 
     /** An admin call about a topic just created, asked again while the broker that answers does not know the topic yet. */

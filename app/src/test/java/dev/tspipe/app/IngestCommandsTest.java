@@ -76,4 +76,26 @@ class IngestCommandsTest {
         assertThat(converter.convert("PT1M")).isEqualTo(Duration.ofMinutes(1));
         assertThat(CommandRun.of("replay", "--from", "0", "--to", "1", "--max-lateness", "soon").err()).contains("'soon' is not a duration");
     }
+    @Test
+    void devicesHelpNamesItsCommandsAndTheLimitOfTheTable() {
+        assertThat(CommandRun.of("--help").out()).contains("devices");
+        assertThat(CommandRun.of("devices", "--help").out()).contains("put", "get", "list", "import", "delete", "20,000",
+                "Examples:");
+        assertThat(CommandRun.of("devices", "put", "--help").out()).contains("--site", "--type", "--label", "--tenant",
+                "replaces", "--schema-registry-url", "--topic");
+        assertThat(CommandRun.of("devices", "import", "--help").out()).contains("line number", "nothing is written",
+                "transaction", "Examples:");
+    }
+
+    @Test
+    void aDeviceFileWithBadLinesWritesNothingAndNamesEachLine(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("devices.csv"), "id,site,labels\npress-1,plant-1,line=3\n,plant-2,\n"
+                + "kiln-1,plant-2,line\npress-1,plant-9,\n");
+
+        CommandRun run = CommandRun.of("devices", "import", file.toString(), "--bootstrap-servers", "127.0.0.1:1");
+
+        assertThat(run.exitCode()).isEqualTo(DevicesImportCommand.EXIT_REJECTED);
+        assertThat(run.err()).contains("devices.csv:3: has no id", "devices.csv:4: label 'line' is not name=value",
+                "devices.csv:5: device 'press-1' again (first on line 2)", "3 lines are not devices; nothing was written");
+    }
 }

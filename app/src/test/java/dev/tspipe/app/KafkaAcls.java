@@ -20,13 +20,19 @@ final class KafkaAcls {
     private KafkaAcls() {
     }
 
-    /** {@code tspipe node}: read the readings, write the dead letters, own its internal topics, group and transactions. */
+    /**
+     * {@code tspipe node}: read the readings and the devices, write the dead letters, own its internal topics, group and
+     * transactions.
+     */
     static List<AclBinding> forNode(String user, String applicationId, String readingsTopic, String dlqTopic) {
         List<AclBinding> acls = new ArrayList<>();
         acls.add(allow(user, ResourceType.TOPIC, readingsTopic, PatternType.LITERAL, AclOperation.DESCRIBE));
         acls.add(allow(user, ResourceType.TOPIC, readingsTopic, PatternType.LITERAL, AclOperation.READ));
         acls.add(allow(user, ResourceType.TOPIC, dlqTopic, PatternType.LITERAL, AclOperation.DESCRIBE));
         acls.add(allow(user, ResourceType.TOPIC, dlqTopic, PatternType.LITERAL, AclOperation.WRITE));
+        // The devices topic, read whole by the global thread (no group).
+        acls.add(allow(user, ResourceType.TOPIC, "devices", PatternType.LITERAL, AclOperation.DESCRIBE));
+        acls.add(allow(user, ResourceType.TOPIC, "devices", PatternType.LITERAL, AclOperation.READ));
         // Changelog and repartition topics: <application id>-...
         acls.add(allow(user, ResourceType.TOPIC, applicationId + "-", PatternType.PREFIXED, AclOperation.ALL));
         acls.add(allow(user, ResourceType.GROUP, applicationId, PatternType.LITERAL, AclOperation.READ));

@@ -120,7 +120,8 @@ class SecuredKafkaIT {
                     new UserScramCredentialUpsertion(UNREAD_USER, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
                             PASSWORD))).all().get(1, TimeUnit.MINUTES);
             admin.createTopics(List.of(new NewTopic("readings", 4, (short) 1), new NewTopic("readings-dlq", 1, (short) 1),
-                    new NewTopic(SAMPLED, 3, (short) 1))).all().get(1, TimeUnit.MINUTES);
+                    new NewTopic(SAMPLED, 3, (short) 1), new NewTopic("devices", 1, (short) 1)))
+                    .all().get(1, TimeUnit.MINUTES);
             List<AclBinding> acls = new ArrayList<>(KafkaAcls.forNode(USER, APP, "readings", "readings-dlq"));
             acls.addAll(KafkaAcls.forProducer(USER, "readings"));
             acls.addAll(KafkaAcls.forRegistry(USER, "_schemas"));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.tspipe.processor.rows.LatestReading;
 import dev.tspipe.processor.rows.RawRow;
 import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.query.devices.DeviceAnswer;
 
 import java.util.List;
 import java.util.Map;
@@ -52,12 +53,22 @@ public final class Answers {
         }
     }
 
-    /** The metrics of a device, by name. */
+    /** The metrics of a device, by name; with its {@code metadata} when the device table has it (docs/devices.md). */
     public record DeviceMetrics(@JsonInclude(JsonInclude.Include.NON_NULL) String tenant, String device,
                                 List<DeviceMetric> metrics,
-                                @JsonInclude(JsonInclude.Include.NON_NULL) Boolean truncated) {
+                                @JsonInclude(JsonInclude.Include.NON_NULL) Boolean truncated,
+                                @JsonInclude(JsonInclude.Include.NON_NULL) DeviceAnswer metadata) {
         public DeviceMetrics(String tenant, String device, List<DeviceMetric> metrics) {
-            this(tenant, device, metrics, null);
+            this(tenant, device, metrics, null, null);
+        }
+
+        public DeviceMetrics(String tenant, String device, List<DeviceMetric> metrics, Boolean truncated) {
+            this(tenant, device, metrics, truncated, null);
+        }
+
+        /** This answer with the device's metadata (null: none). */
+        public DeviceMetrics withMetadata(DeviceAnswer metadata) {
+            return new DeviceMetrics(tenant, device, metrics, truncated, metadata);
         }
     }
 

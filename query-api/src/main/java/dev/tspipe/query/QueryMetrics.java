@@ -1,6 +1,8 @@
 package dev.tspipe.query;
 
+import dev.tspipe.processor.devices.DeviceTable;
 import dev.tspipe.query.auth.TokenFile;
+import dev.tspipe.query.devices.DeviceDirectory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -64,6 +66,9 @@ final class QueryMetrics implements AutoCloseable {
                     .description("Estimated rows of the store over this instance's active partitions (RocksDB estimate)")
                     .tag("store", store).register(registry);
         }
+        Gauge.builder("tspipe.device.table.rows", new DeviceDirectory(streams), QueryMetrics::deviceRows)
+                .description("Rows of the replicated device table on this node (exact; a warning is logged above "
+                        + DeviceTable.MAX_ROWS + ", docs/devices.md)").register(registry);
         forwarded = Counter.builder("tspipe.query.forwarded").description("Queries forwarded to another instance")
                 .register(registry);
         stale = Counter.builder("tspipe.query.stale")
@@ -82,6 +87,14 @@ final class QueryMetrics implements AutoCloseable {
             ReadOnlyKeyValueStore<Bytes, byte[]> all = streams.store(
                     StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
             return all.approximateNumEntries();
+        } catch (RuntimeException notQueryable) {
+            return Double.NaN;
+        }
+    }
+
+    private static double deviceRows(DeviceDirectory devices) {
+        try {
+            return devices.rows();
         } catch (RuntimeException notQueryable) {
             return Double.NaN;
         }

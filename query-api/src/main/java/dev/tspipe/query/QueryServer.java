@@ -18,12 +18,15 @@ import dev.tspipe.query.auth.BearerTokens;
 import dev.tspipe.query.auth.Grant;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.auth.TokenFile;
+import dev.tspipe.query.devices.DeviceDirectory;
+import dev.tspipe.query.devices.DevicesApi;
 import dev.tspipe.query.downsample.Downsampler;
 import dev.tspipe.query.downsample.Resolution;
 import dev.tspipe.query.prometheus.PartitionReads;
 import dev.tspipe.query.prometheus.PartitionSeries;
 import dev.tspipe.query.prometheus.PrometheusApi;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.PartitionFanOut;
 import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.SeriesRouting;
@@ -71,6 +74,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Function;
 
 /**
@@ -394,6 +399,7 @@ public final class QueryServer implements AutoCloseable {
         /** Null when the API takes no writes. */
         private final HttpWrites writes;
         private final PrometheusApi prometheus;
+        private final DevicesApi devices;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
                SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
@@ -414,7 +420,38 @@ public final class QueryServer implements AutoCloseable {
                     heatmap, volumeGuidelineBytes);
             this.tokens = tokens;
             this.writes = writes;
-            this.prometheus = new PrometheusApi(layout, new Partitions(), reader, this::tenantAllowed, Clock.systemUTC());
+            DeviceDirectory deviceTable = new DeviceDirectory(streams);
+            this.prometheus = new PrometheusApi(layout, new Partitions(), reader, this::tenantAllowed, Clock.systemUTC(),
+                    deviceTable::labels);
+            this.devices = devicesApi(deviceTable, failoverWait);
+        }
+
+        /** The device routes, reading partitions as the other reads do (docs/query-api.md, "Devices"). */
+        private DevicesApi devicesApi(DeviceDirectory directory, Duration failoverWait) {
+            // Requests to other instances wait here, one per instance at a time; idle threads end after a minute.
+            ExecutorService fanOutThreads = Executors.newCachedThreadPool(task -> {
+                Thread thread = new Thread(task, "devices-fan-out");
+                thread.setDaemon(true);
+                return thread;
+            });
+            PartitionFanOut fanOut = new PartitionFanOut(p -> routing.planPartition(StoreNames.LATEST, p, false),
+                    routing::acceptableLocalLag, StoreNames.LATEST, failoverWait, fanOutThreads);
+            PartitionFanOut forwardedFanOut = new PartitionFanOut(p -> routing.planPartition(StoreNames.LATEST, p, true),
+                    routing::acceptableLocalLag, StoreNames.LATEST, Duration.ZERO, fanOutThreads);
+            DevicesApi.Tenants tenants = new DevicesApi.Tenants() {
+                @Override
+                public String allowed(Context ctx, String named) {
+                    return tenantAllowed(ctx, named);
+                }
+
+                @Override
+                public String required(Context ctx) {
+                    return tenant(ctx);
+                }
+            };
+            return new DevicesApi(directory, layout, reader, tenants, (read, p, stale) -> local(read, p, stale), fanOut,
+                    forwardedFanOut, routing::partitionCount, forwarder::get,
+                    new DevicesApi.Counters(metrics::forwarded, metrics::stale));
         }
 
         /** Every route, as {@code GET <path>}; the OpenAPI test compares it with the document. */
@@ -426,7 +463,8 @@ public final class QueryServer implements AutoCloseable {
                 "/api/v1/devices/{device}/metrics",
                 "/api/v1/stats/partitions",
                 "/health", "/ready", "/metrics", "/openapi.json",
-                "/api/v1/stats/keyspace");
+                "/api/v1/stats/keyspace",
+                "/api/v1/devices", "/api/v1/devices/{device}", "/api/v1/metrics/{metric}/latest");
 
         /** The write routes (POST): InfluxDB 2's and InfluxDB 1's line protocol, Prometheus remote-write. */
         static final List<String> WRITE_PATHS = List.of("/api/v2/write", "/write", "/api/v1/write");
@@ -449,6 +487,8 @@ public final class QueryServer implements AutoCloseable {
             get(config, PATHS.get(9), OPEN, this::openApi);
             get(config, PATHS.get(10), Scope.ADMIN, this::keyspace);
             Console.routes().forEach((path, handler) -> get(config, path, OPEN, handler));
+            devices.routes().forEach((path, handler) -> get(config, path, Scope.READ, handler));
+            devices.internalRoutes().forEach((path, handler) -> config.routes.post(path, guarded(Scope.READ, handler)));
             prometheus.routes().forEach((path, handler) -> {
                 get(config, path, Scope.READ, handler);
                 config.routes.post(path, guarded(Scope.READ, handler));
@@ -646,7 +686,7 @@ public final class QueryServer implements AutoCloseable {
                 if (answer.metrics().isEmpty()) {
                     throw ApiException.notFound("unknown-device", "no reading of device '" + device + "' is stored");
                 }
-                return answer;
+                return answer.withMetadata(devices.metadata(tenant, device));
             });
         }
 

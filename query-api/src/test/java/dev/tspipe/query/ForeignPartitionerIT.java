@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.processor.store.RollupStep;
 import org.apache.kafka.clients.producer.Partitioner;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -94,6 +95,7 @@ class ForeignPartitionerIT {
         registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
         KAFKA.broker().createTopic(TOPIC, PARTITIONS);
         KAFKA.broker().createTopic(APP + "-dlq", 1);
+        KAFKA.broker().createTopic(Topics.DEVICES, 1);
         config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
         INSTANCES.add(TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("a")));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.processor.topology.TspipeStreams;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -49,6 +50,7 @@ class HealthIT {
     @BeforeAll
     static void startRegistry() {
         registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
+        KAFKA.broker().createTopic(Topics.DEVICES, 1);
     }
 
     @AfterAll

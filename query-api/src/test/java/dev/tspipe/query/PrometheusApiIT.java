@@ -7,6 +7,7 @@ import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.query.prometheus.PromOracle;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -77,6 +78,7 @@ class PrometheusApiIT {
         registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
         KAFKA.broker().createTopic(TOPIC, 6);
         KAFKA.broker().createTopic(APP + "-dlq", 1);
+        KAFKA.broker().createTopic(Topics.DEVICES, 1);
         PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
         Map<String, Object> settings = new HashMap<>(KAFKA.broker().clientConfig());

@@ -11,6 +11,7 @@ import dev.tspipe.embedded.SelfSignedCertificate;
 import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.query.auth.ApiTokens;
 import dev.tspipe.query.auth.Grant;
 import dev.tspipe.query.auth.Scope;
@@ -126,6 +127,7 @@ class SecuredInstancesIT {
         registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
         KAFKA.broker().createTopic(TOPIC, 4);
         KAFKA.broker().createTopic(APP + "-dlq", 1);
+        KAFKA.broker().createTopic(Topics.DEVICES, 1);
         PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq", PipelineConfig.MULTI_TENANT, "true"));
         SERIES.put("acme", series("press"));

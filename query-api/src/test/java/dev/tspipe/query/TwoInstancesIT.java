@@ -7,8 +7,15 @@ import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
+import dev.tspipe.processor.topology.Topics;
+import dev.tspipe.schemas.Device;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import dev.tspipe.schemas.serde.AvroSerializer;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.state.HostInfo;
@@ -33,6 +40,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -88,6 +96,7 @@ class TwoInstancesIT {
         registry = EmbeddedSchemaRegistry.builder().bootstrapServers(KAFKA.broker().bootstrapServers()).start();
         KAFKA.broker().createTopic(TOPIC, PARTITIONS);
         KAFKA.broker().createTopic(APP + "-dlq", 1);
+        KAFKA.broker().createTopic(Topics.DEVICES, 1);
         config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
         produce();
@@ -478,6 +487,129 @@ class TwoInstancesIT {
             }
         }
         return 0;
+    }
+
+    /**
+     * Device metadata (docs/devices.md): devices put on the devices topic reach both instances' tables (a tombstone too);
+     * every filter answers exactly what an oracle over the produced devices picks, from either instance; the latest
+     * reading of a metric for a site gathers devices owned by both instances; a Prometheus selector matches metadata.
+     */
+    @Test
+    @org.junit.jupiter.api.Order(4)
+    void devicesReachEveryInstanceFiltersAreExactAndTheLatestOfASiteFansOut() throws Exception {
+        long started = System.nanoTime();
+        Random random = new Random(17);
+        List<String> sites = List.of("plant-1", "plant-2", "plant-3");
+        List<String> types = List.of("press", "kiln");
+        Map<String, Device> devices = new TreeMap<>();
+        for (int i = 0; i < 220; i++) {
+            String id = i < 20 ? String.format("device-%02d", i) : String.format("spare-%03d", i);
+            Map<String, String> labels = new TreeMap<>();
+            labels.put("line", Integer.toString(random.nextInt(3)));
+            if (random.nextBoolean()) {
+                labels.put("firmware", random.nextBoolean() ? "2.1" : "2.2");
+            }
+            devices.put(id, Device.newBuilder().setId(id).setSite(random.nextInt(5) == 0 ? null : sites.get(random.nextInt(3)))
+                    .setType(types.get(random.nextInt(2))).setLabels(labels).setRegistered(Instant.ofEpochMilli(BASE)).build());
+        }
+        // plant-1 has devices on both instances, so that its latest readings come from both.
+        Map<HostInfo, String> ownerOf = new LinkedHashMap<>();
+        for (int d = 0; d < 20; d++) {
+            String id = String.format("device-%02d", d);
+            ownerOf.putIfAbsent(a.streams().queryMetadataForKey(StoreNames.LATEST, id.getBytes(StandardCharsets.UTF_8),
+                    new ByteArraySerializer()).activeHost(), id);
+        }
+        assertThat(ownerOf).hasSize(2);
+        ownerOf.values().forEach(id -> devices.get(id).setSite("plant-1"));
+        Map<String, Object> producerConfig = KAFKA.broker().clientConfig();
+        AvroSerializer<Object> avro = new AvroSerializer<>();
+        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url()), false);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerConfig, new StringSerializer(),
+                new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(Topics.DEVICES, "spare-gone", avro.serialize(Topics.DEVICES, Device.newBuilder()
+                    .setId("spare-gone").setRegistered(Instant.ofEpochMilli(BASE)).build())));
+            devices.forEach((id, device) -> producer.send(new ProducerRecord<>(Topics.DEVICES, id, avro.serialize(Topics.DEVICES, device))));
+            producer.send(new ProducerRecord<>(Topics.DEVICES, "spare-gone", null));
+        }
+        for (TestNode instance : new TestNode[] {a, b}) {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() ->
+                    get(instance, "/api/v1/devices?limit=20000").body().get("count").asInt() == devices.size());
+        }
+        long replicated = System.nanoTime();
+
+        List<Map<String, String>> filters = List.of(Map.of(), Map.of("site", "plant-1"), Map.of("type", "kiln"),
+                Map.of("label.line", "2"), Map.of("site", "plant-2", "type", "press"),
+                Map.of("site", "plant-3", "label.firmware", "2.1"), Map.of("type", "press", "label.line", "0", "label.firmware", "2.2"),
+                Map.of("site", "nowhere"), Map.of("label.absent", "x"));
+        for (Map<String, String> filter : filters) {
+            List<String> expected = devices.values().stream().filter(device -> filter.entrySet().stream().allMatch(f ->
+                    f.getValue().equals(switch (f.getKey()) {
+                        case "site" -> device.getSite();
+                        case "type" -> device.getType();
+                        default -> device.getLabels().get(f.getKey().substring("label.".length()));
+                    }))).map(Device::getId).toList();
+            String query = "limit=20000" + filter.entrySet().stream().map(f -> "&" + f.getKey() + "=" + f.getValue())
+                    .reduce("", String::concat);
+            for (TestNode instance : new TestNode[] {a, b}) {
+                Answer answer = get(instance, "/api/v1/devices?" + query);
+                assertThat(answer.status()).as(query).isEqualTo(200);
+                List<String> ids = new ArrayList<>();
+                answer.body().get("devices").forEach(device -> ids.add(device.get("id").asText()));
+                assertThat(ids).as(query).isEqualTo(expected);
+                assertThat(answer.body().get("count").asInt()).isEqualTo(expected.size());
+            }
+        }
+        Answer firstTwo = get(b, "/api/v1/devices?limit=2&type=kiln");
+        assertThat(firstTwo.body().get("truncated").asBoolean()).isTrue();
+        assertThat(firstTwo.body().get("devices")).hasSize(2);
+
+        Device one = devices.get("device-03");
+        Answer device = get(b, "/api/v1/devices/device-03");
+        assertThat(device.status()).isEqualTo(200);
+        assertThat(device.body().get("type").asText()).isEqualTo(one.getType());
+        assertThat(device.body().get("labels").get("line").asText()).isEqualTo(one.getLabels().get("line"));
+        assertThat(device.body().get("registered").asLong()).isEqualTo(BASE);
+        assertThat(get(a, "/api/v1/devices/device-03/metrics").body().get("metadata")).isEqualTo(device.body());
+        assertThat(get(a, "/api/v1/devices/spare-gone").body().get("error").asText()).isEqualTo("unknown-device");
+        for (String bad : List.of("label.=x", "colour=red", "site=", "site=a&site=b", "limit=0")) {
+            Answer refused = get(a, "/api/v1/devices?" + bad);
+            assertThat(refused.status()).as(bad).isEqualTo(400);
+            assertThat(refused.body().get("error").asText()).as(bad).isEqualTo("bad-parameter");
+        }
+        assertThat(get(a, "/api/v1/metrics/temperature/latest?label.=1").status()).isEqualTo(400);
+
+        // The latest temperature of plant-1: devices of both instances, one request to the other instance each.
+        Map<String, Double> expectedLatest = new TreeMap<>();
+        devices.values().stream().filter(d -> "plant-1".equals(d.getSite()) && EXPECTED.containsKey(d.getId() + "/temperature"))
+                .forEach(d -> expectedLatest.put(d.getId(), EXPECTED.get(d.getId() + "/temperature").lastEntry().getValue()));
+        long picked = devices.values().stream().filter(d -> "plant-1".equals(d.getSite())).count();
+        for (TestNode instance : new TestNode[] {a, b}) {
+            Answer latest = get(instance, "/api/v1/metrics/temperature/latest?site=plant-1");
+            assertThat(latest.status()).isEqualTo(200);
+            Map<String, Double> values = new TreeMap<>();
+            latest.body().get("readings").forEach(r -> values.put(r.get("device").asText(), r.get("value").asDouble()));
+            assertThat(values).isEqualTo(expectedLatest);
+            assertThat(latest.body().get("missing")).isEmpty();
+            assertThat(latest.body().get("count").asLong()).isEqualTo(picked);
+        }
+        assertThat(expectedLatest.keySet()).containsAll(ownerOf.values());
+
+        // Prometheus: metadata is matchable and shown, the series' own labels kept.
+        long at = EXPECTED.values().stream().mapToLong(TreeMap::lastKey).max().orElseThrow() / 1000 + 1;
+        Answer prometheus = get(b, "/prometheus/api/v1/query?time=" + at + "&lookback_delta=1h&query="
+                + URLEncoder.encode("temperature{site=\"plant-1\"}", StandardCharsets.UTF_8));
+        assertThat(prometheus.status()).isEqualTo(200);
+        Map<String, Double> fromPrometheus = new TreeMap<>();
+        for (JsonNode series : prometheus.body().get("data").get("result")) {
+            String id = series.get("metric").get("device").asText();
+            fromPrometheus.put(id, series.get("value").get(1).asDouble());
+            assertThat(series.get("metric").get("site").asText()).isEqualTo("plant-1");
+            assertThat(series.get("metric").get("type").asText()).isEqualTo(devices.get(id).getType());
+            assertThat(series.get("metric").get("line").asText()).isEqualTo(devices.get(id).getLabels().get("line"));
+        }
+        assertThat(fromPrometheus).isEqualTo(expectedLatest);
+        System.out.printf("device metadata: replicated to both instances in %d ms, whole test %d ms%n",
+                (replicated - started) / 1_000_000, (System.nanoTime() - started) / 1_000_000);
     }
 
     @Test

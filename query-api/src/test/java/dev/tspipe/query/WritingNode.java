@@ -4,6 +4,7 @@ import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.KafkaStreams;
@@ -27,6 +28,7 @@ record WritingNode(EmbeddedSchemaRegistry registry, ReadingProducer producer, Te
         String topic = app + "-readings";
         broker.createTopic(topic, 3);
         broker.createTopic(app + "-dlq", 1);
+        broker.createTopic(Topics.DEVICES, 1);
         PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, topic, PipelineConfig.DLQ_TOPIC, app + "-dlq"));
         Map<String, Object> settings = new HashMap<>(broker.clientConfig());

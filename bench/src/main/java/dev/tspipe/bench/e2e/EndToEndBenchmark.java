@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.embedded.FreePorts;
+import dev.tspipe.processor.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
@@ -98,6 +99,7 @@ public final class EndToEndBenchmark {
              Admin admin = Admin.create(kafka.clientConfig())) {
             kafka.createTopic(INPUT_TOPIC, options.partitions());
             kafka.createTopic(DLQ_TOPIC, 1);
+            kafka.createTopic(Topics.DEVICES, 1);
             Context context = new Context(kafka.bootstrapServers(), registry.url(), admin);
 
             InputData input = preload(context);

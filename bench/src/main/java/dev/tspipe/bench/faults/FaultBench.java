@@ -3,6 +3,7 @@ package dev.tspipe.bench.faults;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.tspipe.bench.e2e.CatchUpMonitor;
+import dev.tspipe.processor.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -414,7 +415,7 @@ public final class FaultBench {
     private void createTopics(String bootstrap) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             for (NewTopic topic : List.of(new NewTopic(Cluster.INPUT_TOPIC, options.partitions(), (short) 1),
-                    new NewTopic(Cluster.DLQ_TOPIC, 1, (short) 1))) {
+                    new NewTopic(Cluster.DLQ_TOPIC, 1, (short) 1), new NewTopic(Topics.DEVICES, 1, (short) 1))) {
                 try {
                     admin.createTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
                 } catch (ExecutionException e) {

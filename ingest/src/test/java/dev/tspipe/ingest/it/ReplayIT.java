@@ -7,6 +7,7 @@ import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.ReplaySummary;
 import dev.tspipe.ingest.Replayer;
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.processor.topology.TspipeStreams;
@@ -181,6 +182,7 @@ class ReplayIT {
         String input = applicationId + "-readings";
         KAFKA.broker().createTopic(input, PARTITIONS);
         KAFKA.broker().createTopic(applicationId + "-dlq", 1);
+        KAFKA.broker().createTopic(Topics.DEVICES, 1);
         Map<String, Object> pipeline = Map.of(
                 PipelineConfig.SCHEMA_REGISTRY_URL, registry.url(),
                 PipelineConfig.READINGS_TOPIC, input,

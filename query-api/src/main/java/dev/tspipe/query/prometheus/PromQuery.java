@@ -42,6 +42,11 @@ public final class PromQuery {
      * @param tenantOnly the one tenant the caller may read, or null
      */
     public static PromQuery parse(String text, long lookback, String tenantOnly) throws PromQlException {
+        return parse(text, lookback, tenantOnly, DeviceLabels.NONE);
+    }
+
+    /** The query of {@code text}, whose selector also matches the labels of each device's {@code metadata}. */
+    public static PromQuery parse(String text, long lookback, String tenantOnly, DeviceLabels metadata) throws PromQlException {
         Expr expr = PromQl.parse(text);
         List<Expr.Aggregation> aggregations = new ArrayList<>();
         while (expr instanceof Expr.Aggregation aggregation) {
@@ -57,10 +62,10 @@ public final class PromQuery {
         }
         Leaf leaf;
         if (expr instanceof Expr.VectorSelector selector) {
-            leaf = new Leaf(RangeFunction.SELECTOR, new SeriesSelection(selector.matchers(), tenantOnly), lookback);
+            leaf = new Leaf(RangeFunction.SELECTOR, new SeriesSelection(selector.matchers(), tenantOnly, metadata), lookback);
         } else if (expr instanceof Expr.Call call) {
             leaf = new Leaf(RangeFunction.of(call.function()), new SeriesSelection(call.argument().selector().matchers(),
-                    tenantOnly), call.argument().rangeMillis());
+                    tenantOnly, metadata), call.argument().rangeMillis());
         } else {
             throw new PromQlException(0, "a range selector alone is not answered: wrap it in a function such as "
                     + "avg_over_time(" + expr + "), or read the readings from /api/v1/series/{device}/{metric}/readings");
@@ -85,7 +90,7 @@ public final class PromQuery {
     public List<Labeled> evaluate(List<PartitionSeries.Values> leafValues) {
         List<Labeled> series = new ArrayList<>(leafValues.size());
         for (PartitionSeries.Values one : leafValues) {
-            Map<String, String> labels = SeriesSelection.labels(one.series());
+            Map<String, String> labels = leaf.selection().labelsOf(one.series());
             if (!leaf.function().keepsName()) {
                 labels.remove(SeriesSelection.NAME);
             }

@@ -65,6 +65,7 @@ public final class PrometheusApi implements AutoCloseable {
     private final PartitionReader reader;
     private final BiFunction<Context, String, String> tenantOnly;
     private final Clock clock;
+    private final DeviceLabels metadata;
     private final ExecutorService fanOut = Executors.newFixedThreadPool(8, task -> {
         Thread thread = new Thread(task, "prometheus-fan-out");
         thread.setDaemon(true);
@@ -75,14 +76,16 @@ public final class PrometheusApi implements AutoCloseable {
      * @param tenantOnly the one tenant a request may read, from the request and its {@code tenant} parameter (null when
      *                   absent): its token's, or the one it names, or null for any; throws the 403 of a request for
      *                   another tenant than its token's, the 400 of a tenant in a single-tenant deployment
+     * @param metadata   the labels of each device's metadata, matchable and shown as labels of its series
      */
     public PrometheusApi(KeyLayout layout, PartitionReads reads, SeriesReader seriesReader,
-                         BiFunction<Context, String, String> tenantOnly, Clock clock) {
+                         BiFunction<Context, String, String> tenantOnly, Clock clock, DeviceLabels metadata) {
         this.layout = layout;
         this.reads = reads;
         this.reader = new PartitionReader(layout, seriesReader);
         this.tenantOnly = tenantOnly;
         this.clock = clock;
+        this.metadata = metadata;
     }
 
     /** The public routes, each for GET and POST (the OpenAPI test compares them with the document). */
@@ -161,7 +164,7 @@ public final class PrometheusApi implements AutoCloseable {
     private PromQuery parse(Context ctx) {
         String text = required(ctx, "query");
         try {
-            return PromQuery.parse(text, lookback(ctx), tenant(ctx));
+            return PromQuery.parse(text, lookback(ctx), tenant(ctx), metadata);
         } catch (PromQlException e) {
             throw ApiException.badParameter("query", e.getMessage());
         }
@@ -191,7 +194,7 @@ public final class PrometheusApi implements AutoCloseable {
             throw ApiException.badParameter("match[]", "no match[] parameter provided");
         }
         List<String> warnings = new ArrayList<>();
-        List<Map<String, String>> sets = limited(ctx, selected(ctx, warnings).stream().map(SeriesSelection::labels).toList(),
+        List<Map<String, String>> sets = limited(ctx, selected(ctx, warnings).stream().map(this::labels).toList(),
                 warnings);
         answer(ctx, PromJson.labelSets(sets), warnings);
     }
@@ -199,7 +202,7 @@ public final class PrometheusApi implements AutoCloseable {
     private void labels(Context ctx) {
         List<String> warnings = new ArrayList<>();
         Set<String> names = new TreeSet<>();
-        selected(ctx, warnings).forEach(series -> names.addAll(SeriesSelection.labels(series).keySet()));
+        selected(ctx, warnings).forEach(series -> names.addAll(labels(series).keySet()));
         answer(ctx, PromJson.strings(limited(ctx, List.copyOf(names), warnings)), warnings);
     }
 
@@ -208,7 +211,7 @@ public final class PrometheusApi implements AutoCloseable {
         List<String> warnings = new ArrayList<>();
         Set<String> values = new TreeSet<>();
         selected(ctx, warnings).forEach(series -> {
-            String value = SeriesSelection.labels(series).get(name);
+            String value = labels(series).get(name);
             if (value != null) {
                 values.add(value);
             }
@@ -239,8 +242,13 @@ public final class PrometheusApi implements AutoCloseable {
         List<SeriesId> series = new ArrayList<>();
         gather(ctx, selections, internal, stores -> seriesOf(stores, selections, since), warnings)
                 .forEach(one -> series.add(one.series()));
-        series.sort(java.util.Comparator.comparing(s -> SeriesSelection.labels(s).toString()));
+        series.sort(java.util.Comparator.comparing(s -> labels(s).toString()));
         return series;
+    }
+
+    /** The labels of a series: its own and its device's metadata. */
+    private Map<String, String> labels(SeriesId series) {
+        return SeriesSelection.labels(series, metadata);
     }
 
     /** The selections of the {@code match[]} parameters, for the tenant the request may read; every series without one. */
@@ -254,13 +262,13 @@ public final class PrometheusApi implements AutoCloseable {
                     throw ApiException.badParameter("match[]", "'" + match + "' is not a series selector such as "
                             + "metric{device=\"d\"}");
                 }
-                selections.add(new SeriesSelection(selector.matchers(), tenant));
+                selections.add(new SeriesSelection(selector.matchers(), tenant, metadata));
             } catch (PromQlException e) {
                 throw ApiException.badParameter("match[]", e.getMessage());
             }
         }
         if (selections.isEmpty()) {
-            selections.add(new SeriesSelection(List.of(), tenant));
+            selections.add(new SeriesSelection(List.of(), tenant, metadata));
         }
         return selections;
     }
@@ -370,7 +378,7 @@ public final class PrometheusApi implements AutoCloseable {
                 if (lookback <= 0 || lookback > RowKey.MAX_EPOCH_MILLIS) {
                     throw ApiException.badParameter("lookback_ms", "must be longer than 0 and at most 10,000 years");
                 }
-                query = PromQuery.parse(required(ctx, "query"), lookback, tenant(ctx));
+                query = PromQuery.parse(required(ctx, "query"), lookback, tenant(ctx), metadata);
             } catch (PromQlException e) {
                 throw ApiException.badParameter("query", e.getMessage());
             }

@@ -13,9 +13,9 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
- * Which series a PromQL selector picks, by the labels of {@link #labels}; a label a series has not got is, as in
- * PromQL, the empty string ({@code job=""} matches every series, {@code job="x"} none). Regular expressions are
- * anchored at both ends, as in Prometheus.
+ * Which series a PromQL selector picks, by the labels of {@link #labels(SeriesId, DeviceLabels)}: the series' own and
+ * its device's metadata; a label a series has not got is, as in PromQL, the empty string ({@code job=""} matches every
+ * series, {@code job="x"} none). Regular expressions are anchored at both ends, as in Prometheus.
  */
 public final class SeriesSelection {
 
@@ -26,15 +26,23 @@ public final class SeriesSelection {
     private final List<Expr.Matcher> matchers;
     private final List<Predicate<String>> tests;
     private final String tenantOnly;
+    private final DeviceLabels metadata;
+
+    /** A selection by the series' own labels only (no device metadata). */
+    public SeriesSelection(List<Expr.Matcher> matchers, String tenantOnly) {
+        this(matchers, tenantOnly, DeviceLabels.NONE);
+    }
 
     /**
      * @param matchers   the selector's matchers
      * @param tenantOnly the one tenant the caller may read (a token bound to a tenant, or {@code tenant=}), or null for any
+     * @param metadata   the labels of each device's metadata
      */
-    public SeriesSelection(List<Expr.Matcher> matchers, String tenantOnly) {
+    public SeriesSelection(List<Expr.Matcher> matchers, String tenantOnly, DeviceLabels metadata) {
         this.matchers = List.copyOf(matchers);
         this.tests = matchers.stream().map(SeriesSelection::test).toList();
         this.tenantOnly = tenantOnly;
+        this.metadata = metadata;
     }
 
     public List<Expr.Matcher> matchers() {
@@ -59,6 +67,28 @@ public final class SeriesSelection {
         return labels;
     }
 
+    /**
+     * The labels of a series with its device's metadata: its own ({@link #labels(SeriesId)}), then each label of the
+     * metadata whose name it has not got and that is a Prometheus label name ({@code [a-zA-Z_][a-zA-Z0-9_]*}, not
+     * starting with {@code __}): the series' own labels win on a clash.
+     */
+    public static Map<String, String> labels(SeriesId series, DeviceLabels metadata) {
+        Map<String, String> labels = labels(series);
+        metadata.of(series.tenant(), series.device()).forEach((name, value) -> {
+            if (LABEL_NAME.matcher(name).matches() && !name.startsWith("__")) {
+                labels.putIfAbsent(name, value);
+            }
+        });
+        return labels;
+    }
+
+    private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+
+    /** The labels of a series as this selection sees them: with its device's metadata. */
+    public Map<String, String> labelsOf(SeriesId series) {
+        return labels(series, metadata);
+    }
+
     public boolean matches(SeriesId series) {
         if (tenantOnly != null && !tenantOnly.equals(series.tenant())) {
             return false;
@@ -66,7 +96,9 @@ public final class SeriesSelection {
         if (matchers.isEmpty()) {
             return true;
         }
-        Map<String, String> labels = labels(series);
+        Map<String, String> own = labels(series);
+        // The device's metadata is looked up only when a matcher names a label the series has not got itself.
+        Map<String, String> labels = matchers.stream().allMatch(m -> own.containsKey(m.label())) ? own : labels(series, metadata);
         for (int i = 0; i < matchers.size(); i++) {
             if (!tests.get(i).test(labels.getOrDefault(matchers.get(i).label(), ""))) {
                 return false;

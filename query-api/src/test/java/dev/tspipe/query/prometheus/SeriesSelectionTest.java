@@ -148,4 +148,22 @@ class SeriesSelectionTest {
         assertThat(System.nanoTime() - started).as("gave up, not finished").isLessThan(java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
         assertThat(new SeriesSelection(List.of(new Matcher("device", MatchOp.REGEX, "(a+)+!")), null).matches(long_)).isTrue();
     }
+    @Test
+    void aDevicesMetadataIsMatchableAndTheSeriesOwnLabelsWinOnAClash() {
+        DeviceLabels metadata = (tenant, device) -> device.equals("press-1")
+                ? Map.of("site", "plant-1", "device", "other", "job", "meta", "line", "3", "bad-name", "x", "__hidden", "y")
+                : Map.of();
+        SeriesId withJob = SeriesId.of("acme", "press-1", "up{job=\"node\"}");
+
+        assertThat(SeriesSelection.labels(withJob, metadata)).containsExactly(Map.entry("__name__", "up"),
+                Map.entry("device", "press-1"), Map.entry("job", "node"), Map.entry("line", "3"), Map.entry("site", "plant-1"),
+                Map.entry("tenant", "acme"));
+        SeriesSelection plant1 = new SeriesSelection(List.of(m("site", MatchOp.EQUAL, "plant-1")), null, metadata);
+        assertThat(ALL.stream().filter(plant1::matches)).containsExactly(ACME_PRESS_1);
+        assertThat(new SeriesSelection(List.of(m("site", MatchOp.EQUAL, "")), null, metadata).matches(ACME_PRESS_2)).isTrue();
+        assertThat(new SeriesSelection(List.of(m("device", MatchOp.EQUAL, "other")), null, metadata).matches(ACME_PRESS_1))
+                .isFalse();
+        assertThat(new SeriesSelection(List.of(m("site", MatchOp.EQUAL, "plant-1")), null).matches(ACME_PRESS_1))
+                .as("without metadata").isFalse();
+    }
 }

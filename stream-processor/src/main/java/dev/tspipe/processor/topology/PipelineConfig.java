@@ -20,6 +20,7 @@ public final class PipelineConfig extends AbstractConfig {
 
     public static final String READINGS_TOPIC = "tspipe.readings.topic";
     public static final String DLQ_TOPIC = "tspipe.dlq.topic";
+    public static final String DEVICES_TOPIC = "tspipe.devices.topic";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String RAW_RETENTION_MS = "tspipe.raw.retention.ms";
     public static final String RAW_SEGMENT_MS = "tspipe.raw.segment.ms";
@@ -42,6 +43,9 @@ public final class PipelineConfig extends AbstractConfig {
                     "Topic of the incoming readings (Avro Reading, keyed by device id).")
             .define(DLQ_TOPIC, Type.STRING, Topics.READINGS_DLQ, new ConfigDef.NonEmptyString(), Importance.HIGH,
                     "Dead-letter topic: rejected records with the reason in headers.")
+            .define(DEVICES_TOPIC, Type.STRING, Topics.DEVICES, new ConfigDef.NonEmptyString(), Importance.MEDIUM,
+                    "Compacted topic of device metadata (Avro Device, keyed by device id), read by every node as a "
+                            + "replicated table (docs/devices.md).")
             .define(SCHEMA_REGISTRY_URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
                     Importance.HIGH, "Schema registry URL(s) for reading Avro readings; mock://<scope> in tests.")
             .define(RAW_RETENTION_MS, Type.LONG, 7 * DAY, Range.atLeast(60_000), Importance.MEDIUM,
@@ -114,6 +118,10 @@ public final class PipelineConfig extends AbstractConfig {
 
     public String dlqTopic() {
         return getString(DLQ_TOPIC);
+    }
+
+    public String devicesTopic() {
+        return getString(DEVICES_TOPIC);
     }
 
     public String schemaRegistryUrl() {

@@ -7,6 +7,8 @@ public final class Topics {
     public static final String READINGS = "readings";
     /** Bad input: the original key and bytes, with headers that say why. */
     public static final String READINGS_DLQ = "readings-dlq";
+    /** Device metadata: Avro {@code Device}s keyed like readings, compacted; every node holds all of it (docs/devices.md). */
+    public static final String DEVICES = "devices";
     /** Name of the repartition step for records not keyed by their device (topic {@code <application.id>-readings-by-device-repartition}). */
     public static final String BY_DEVICE_REPARTITION = "readings-by-device";
 

@@ -3,6 +3,7 @@ package dev.tspipe.processor.topology;
 import dev.tspipe.processor.store.RocksDbMemory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -50,16 +51,38 @@ public final class TspipeStreams {
         return streams;
     }
 
-    /** {@code config} with the readings topic's partition count, asked of the broker when it is not set. */
+    /**
+     * {@code config} with the readings topic's partition count, asked of the broker when it is not set; the devices
+     * topic is looked up with it, because Kafka Streams would only fail later, in its global thread, without it.
+     */
     private static PipelineConfig withPartitions(PipelineConfig config, Properties props) {
         if (config.readingsPartitions() > 0) {
             return config;
         }
         String topic = config.readingsTopic();
+        String devices = config.devicesTopic();
+        List<String> topics = List.of(topic, devices);
         Map<String, Object> admin = new StreamsConfig(props).getAdminConfigs("tspipe-partitions");
         try (Admin client = Admin.create(admin)) {
-            TopicDescription description = client.describeTopics(List.of(topic)).allTopicNames()
-                    .get(LOOKUP_TIMEOUT_S, TimeUnit.SECONDS).get(topic);
+            Map<String, KafkaFuture<TopicDescription>> described = client.describeTopics(topics).topicNameValues();
+            try {
+                described.get(devices).get(LOOKUP_TIMEOUT_S, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    Object bootstrap = props.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG);
+                    throw new IllegalStateException("the devices topic '" + devices + "' does not exist on " + bootstrap
+                            + "; every node reads it (device metadata, docs/devices.md): create it first, e.g. "
+                            + "tspipe node --create-topics, or kafka-topics.sh --bootstrap-server " + bootstrap
+                            + " --create --topic " + devices + " --partitions 1 --config cleanup.policy=compact", e.getCause());
+                }
+                if (e.getCause() instanceof AuthorizationException) {
+                    throw new IllegalStateException("Kafka at " + props.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG)
+                            + " does not allow this client to describe the devices topic '" + devices + "': "
+                            + e.getCause().getMessage() + "; grant it DESCRIBE and READ on the topic (an ACL)", e.getCause());
+                }
+                // The readings topic's lookup below says what is wrong (Kafka unreachable, credentials).
+            }
+            TopicDescription description = described.get(topic).get(LOOKUP_TIMEOUT_S, TimeUnit.SECONDS);
             int partitions = description.partitions().size();
             log.info("Readings topic {} has {} partitions; a record in another partition than its device's is re-routed",
                     topic, partitions);

@@ -1,5 +1,6 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.processor.devices.DeviceTable;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.SeriesStoreSpec;
 import dev.tspipe.processor.store.Table;
@@ -33,6 +34,8 @@ import java.util.Map;
  *                                                                                          └─ route-by-device-ingest-rejected ─► readings-dlq
  * decode and decode-by-device share the task's series store: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest
  * (one RocksDB, five changelogs)
+ *
+ * devices (compacted) ─► devices-update ─► global store "devices" on every node ({@link DeviceTable})
  * </pre>
  *
  * Only records whose Kafka key is not their device, or that are not in the partition that
@@ -51,7 +54,7 @@ public final class TspipeTopology {
     private TspipeTopology() {
     }
 
-    /** The topology: raw rows, rollups and latest values in each task's series store. */
+    /** The topology: raw rows, rollups and latest values in each task's series store; device metadata on every node. */
     public static Topology build(PipelineConfig config) {
         StreamsBuilder builder = new StreamsBuilder();
         List<String> storeNames = new ArrayList<>();
@@ -81,6 +84,7 @@ public final class TspipeTopology {
         toDeadLetters(decoded, INGEST_REJECTED, "dlq-ingest", config);
         toDeadLetters(redecoded, REJECTED_BY_DEVICE, "dlq-decode-by-device", config);
         toDeadLetters(redecoded, INGEST_REJECTED_BY_DEVICE, "dlq-ingest-by-device", config);
+        DeviceTable.addTo(builder, config);
         return builder.build();
     }
 

@@ -5,6 +5,7 @@ import dev.tspipe.embedded.junit.EmbeddedKafkaExtension;
 import dev.tspipe.processor.badinput.BadInputCorpus;
 import dev.tspipe.processor.badinput.CorpusExpectations;
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.schemas.registry.RestSchemaRegistryClient;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -89,7 +90,7 @@ class BadInputCorpusIT {
     void everyBadRecordIsOneDeadLetterWithItsReasonAndBytesEveryGoodOneIsStoredAndTheClientKeepsRunning() throws Exception {
         Map<String, String> largeRecords = Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(LARGE_RECORDS));
         KAFKA.broker().createTopics(new NewTopic(READINGS, 1, (short) 1).configs(largeRecords),
-                new NewTopic(DLQ, 1, (short) 1).configs(largeRecords));
+                new NewTopic(DLQ, 1, (short) 1).configs(largeRecords), new NewTopic(Topics.DEVICES, 1, (short) 1));
         Map<String, Integer> ids = BadInputCorpus.register(
                 new RestSchemaRegistryClient(List.of(URI.create(registry.url())), Optional.empty()), READINGS);
         List<BadInputCorpus.Input> inputs = BadInputCorpus.inputs(ids);

@@ -9,6 +9,7 @@ import dev.tspipe.processor.rows.RawRow;
 import dev.tspipe.processor.rows.Rollup;
 import dev.tspipe.processor.topology.DeadLetters;
 import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.processor.topology.TspipeStreams;
@@ -60,6 +61,7 @@ final class PipelineHarness {
         pipelineSettings.put(PipelineConfig.FUTURE_MARGIN_MS, Duration.ofDays(4).toMillis());
         kafka.createTopic(readingsTopic(), PARTITIONS);
         kafka.createTopic(dlqTopic(), 1);
+        kafka.createTopic(Topics.DEVICES, 1);
     }
 
     String registryUrl() {

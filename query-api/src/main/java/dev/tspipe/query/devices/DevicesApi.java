@@ -1,0 +1,341 @@
+package dev.tspipe.query.devices;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tspipe.processor.devices.DeviceTable;
+import dev.tspipe.processor.keys.InvalidKeyException;
+import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.processor.topology.DevicePartitioner;
+import dev.tspipe.query.Answers;
+import dev.tspipe.query.ApiException;
+import dev.tspipe.query.QueryServer;
+import dev.tspipe.query.SeriesReader;
+import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.PartitionFanOut;
+import dev.tspipe.schemas.Device;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import org.apache.kafka.streams.state.HostInfo;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The routes of device metadata (docs/query-api.md, "Devices"): the list and one device, read from this node's copy of
+ * the replicated device table, and the latest reading of a metric for every device a filter picks, read from the
+ * instances that own those devices, one request per instance.
+ */
+public final class DevicesApi {
+
+    /** The public routes (GET), in the order of {@link #routes()}. */
+    public static final List<String> PATHS = List.of("/api/v1/devices", "/api/v1/devices/{device}",
+            "/api/v1/metrics/{metric}/latest");
+    /** The route (POST, a form of devices) another instance is asked for the latest readings of its devices. */
+    public static final String LATEST_PATH = "/api/v1/internal/latest";
+
+    /** The most devices one list answers; the table should hold at most {@value DeviceTable#MAX_ROWS}. */
+    static final int MAX_LIMIT = DeviceTable.MAX_ROWS;
+    static final int DEFAULT_LIMIT = 1_000;
+    /** The most devices whose latest reading one request gathers. */
+    public static final int MAX_FAN_OUT_DEVICES = 10_000;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String LIMIT = "limit";
+
+    /** How a request's tenant is decided: the query server's rules (tokens bound to a tenant, single-tenant deployments). */
+    public interface Tenants {
+        /** The one tenant the request may read, from its {@code tenant} parameter (null when absent): null for any. */
+        String allowed(Context ctx, String named);
+
+        /** The tenant of a request for one device: required in a multi-tenant deployment. */
+        String required(Context ctx);
+    }
+
+    /** This instance's copy of one partition, read as the query server reads it (active or stale, not-queryable as empty). */
+    @FunctionalInterface
+    public interface LocalPartitions {
+        Optional<List<Answers.Latest>> read(Function<SeriesReader.Stores, List<Answers.Latest>> read, int partition,
+                                            boolean stale);
+    }
+
+    /** The query server's counters of forwarded and stale answers. */
+    public record Counters(Runnable forwarded, Runnable stale) {
+    }
+
+    private final DeviceDirectory directory;
+    private final KeyLayout layout;
+    private final SeriesReader reader;
+    private final Tenants tenants;
+    private final LocalPartitions local;
+    private final PartitionFanOut fanOut;
+    private final PartitionFanOut forwardedFanOut;
+    private final Supplier<OptionalInt> partitionCount;
+    private final BiFunction<HostInfo, Forwarder.Request, Optional<Forwarder.Answer>> forwarder;
+    private final Counters counters;
+
+    /**
+     * @param fanOut          reads partitions here or at their owners, failing over as single reads do
+     * @param forwardedFanOut reads partitions from this instance's copies only (a request another instance sent)
+     * @param partitionCount  the input topic's partition count, empty before Kafka Streams knows it
+     */
+    public DevicesApi(DeviceDirectory directory, KeyLayout layout, SeriesReader reader, Tenants tenants, LocalPartitions local,
+                      PartitionFanOut fanOut, PartitionFanOut forwardedFanOut,
+                      Supplier<OptionalInt> partitionCount,
+                      BiFunction<HostInfo, Forwarder.Request, Optional<Forwarder.Answer>> forwarder,
+                      Counters counters) {
+        this.directory = directory;
+        this.layout = layout;
+        this.reader = reader;
+        this.tenants = tenants;
+        this.local = local;
+        this.fanOut = fanOut;
+        this.forwardedFanOut = forwardedFanOut;
+        this.partitionCount = partitionCount;
+        this.forwarder = forwarder;
+        this.counters = counters;
+    }
+
+    /** The GET routes, {@link #PATHS} in order: path, then handler. */
+    public Map<String, Handler> routes() {
+        Map<String, Handler> routes = new LinkedHashMap<>();
+        routes.put(PATHS.get(0), this::list);
+        routes.put(PATHS.get(1), this::one);
+        routes.put(PATHS.get(2), this::latest);
+        return routes;
+    }
+
+    /** The internal POST route: path, then handler. */
+    public Map<String, Handler> internalRoutes() {
+        return Map.of(LATEST_PATH, this::latestHere);
+    }
+
+    /** The metadata of a device, for answers that show it beside its data (null when the table has not got it). */
+    public DeviceAnswer metadata(String tenant, String device) {
+        return directory.get(tenant, device).map(DeviceAnswer::of).orElse(null);
+    }
+
+    // -----------------------------------------------------------------------------------
+
+    private void list(Context ctx) {
+        DeviceFilter filter = filter(ctx, Set.of(LIMIT));
+        int limit = limit(ctx.queryParam(LIMIT));
+        List<Device> devices = directory.matching(filter);
+        ObjectNode answer = JSON.createObjectNode();
+        answer.put("count", devices.size());
+        answer.put("truncated", devices.size() > limit);
+        ArrayNode list = answer.putArray("devices");
+        devices.stream().limit(limit).forEach(device -> list.add(JSON.valueToTree(DeviceAnswer.of(device))));
+        json(ctx, answer);
+    }
+
+    private void one(Context ctx) {
+        String tenant = tenants.required(ctx);
+        String id = ctx.pathParam("device");
+        Device device = directory.get(tenant, id).orElseThrow(() -> ApiException.notFound("unknown-device",
+                "no device '" + id + "'" + (tenant == null ? "" : " of tenant '" + tenant + "'") + " is in the device "
+                        + "table; GET /api/v1/devices lists them, tspipe devices put adds one"));
+        json(ctx, JSON.valueToTree(DeviceAnswer.of(device)));
+    }
+
+    /** The latest reading of the metric for every device the filter picks, gathered from their owners. */
+    private void latest(Context ctx) {
+        String metric = ctx.pathParam("metric");
+        DeviceFilter filter = filter(ctx, Set.of());
+        List<Device> devices = directory.matching(filter);
+        if (devices.size() > MAX_FAN_OUT_DEVICES) {
+            throw ApiException.unprocessable("the filter picks " + devices.size() + " devices; one request reads the "
+                    + "latest reading of at most " + MAX_FAN_OUT_DEVICES + ": narrow it with site=, type= or "
+                    + "label.<name>=<value>");
+        }
+        series(layout.multiTenant() ? "t" : null, "d", metric);     // a metric no key can hold is a 400
+        List<SeriesId> series = new ArrayList<>(devices.size());
+        for (Device device : devices) {
+            SeriesId one = new SeriesId(device.getTenant(), device.getId(), metric);
+            try {
+                RowKey.seriesPrefix(layout, one);
+                series.add(one);
+            } catch (InvalidKeyException noSuchSeries) {
+                // A device whose id no key can hold with this metric (or without the tenant the deployment needs) has no
+                // such series: it is counted as picked, without a reading.
+            }
+        }
+        int count = partitionCount.get().orElseThrow(() -> ApiException.unavailable("the application has not started "
+                + "yet: its partitions are not known; retry"));
+        Map<Integer, List<SeriesId>> byPartition = new TreeMap<>();
+        for (SeriesId one : series) {
+            int p = DevicePartitioner.partitionOf(one.distributionKey().getBytes(StandardCharsets.UTF_8), count);
+            byPartition.computeIfAbsent(p, x -> new ArrayList<>()).add(one);
+        }
+        String authorization = ctx.header("Authorization");
+        PartitionFanOut.Result<List<Answers.Latest>> result = fanOut.read(byPartition.keySet(),
+                (p, stale) -> local.read(stores -> readLatest(stores, byPartition.get(p)), p, stale),
+                (host, partitions) -> {
+                    List<SeriesId> asked = new ArrayList<>();
+                    partitions.forEach(p -> asked.addAll(byPartition.get(p)));
+                    counters.forwarded().run();
+                    return remoteLatest(forwarder.apply(host, new Forwarder.Request(LATEST_PATH, authorization,
+                            form(metric, asked))), partitions);
+                });
+        if (!result.stale().isEmpty()) {
+            counters.stale().run();
+            ctx.header(QueryServer.STALE_HEADER, "true");
+        }
+        List<Answers.Latest> readings = new ArrayList<>();
+        result.answers().values().forEach(readings::addAll);
+        readings.sort(Comparator.comparing(Answers.Latest::device)
+                .thenComparing(Answers.Latest::tenant, Comparator.nullsFirst(Comparator.naturalOrder())));
+        ObjectNode answer = JSON.createObjectNode();
+        answer.put("metric", metric);
+        answer.put("count", devices.size());
+        answer.set("readings", JSON.valueToTree(readings));
+        ArrayNode missing = answer.putArray("missing");
+        List<String> reasons = new ArrayList<>();
+        result.unanswered().forEach((p, attempts) -> {
+            byPartition.get(p).forEach(one -> missing.add(one.distributionKey()));
+            reasons.add("partition " + p + ": " + String.join("; ", attempts));
+        });
+        if (!reasons.isEmpty()) {
+            answer.put("missingBecause", String.join(" | ", reasons));
+        }
+        json(ctx, answer);
+    }
+
+    /** The internal route: the latest readings of the devices in the form, from this instance's copies only. */
+    private void latestHere(Context ctx) {
+        String metric = ctx.formParam("metric");
+        if (metric == null || metric.isEmpty()) {
+            throw ApiException.badParameter("metric", "missing");
+        }
+        int count = partitionCount.get().orElseThrow(() -> ApiException.unavailable("the partitions are not known yet"));
+        Map<Integer, List<SeriesId>> byPartition = new TreeMap<>();
+        Set<String> tenantsAsked = new HashSet<>();
+        for (String key : ctx.formParams("device")) {
+            SeriesId one = seriesOfKey(key, metric);
+            if (one.tenant() != null && tenantsAsked.add(one.tenant())) {
+                tenants.allowed(ctx, one.tenant());     // a token bound to a tenant reads that tenant only (403)
+            }
+            int p = DevicePartitioner.partitionOf(key.getBytes(StandardCharsets.UTF_8), count);
+            byPartition.computeIfAbsent(p, x -> new ArrayList<>()).add(one);
+        }
+        PartitionFanOut.Result<List<Answers.Latest>> result = forwardedFanOut.read(byPartition.keySet(),
+                (p, stale) -> local.read(stores -> readLatest(stores, byPartition.get(p)), p, stale),
+                (host, partitions) -> Optional.empty());
+        ObjectNode answer = JSON.createObjectNode();
+        ObjectNode partitions = answer.putObject("partitions");
+        result.answers().forEach((p, readings) -> partitions.set(Integer.toString(p), JSON.valueToTree(readings)));
+        ArrayNode stale = answer.putArray("stale");
+        result.stale().forEach(stale::add);
+        json(ctx, answer);
+    }
+
+    private List<Answers.Latest> readLatest(SeriesReader.Stores stores, List<SeriesId> series) {
+        List<Answers.Latest> readings = new ArrayList<>();
+        for (SeriesId one : series) {
+            reader.latest(stores, one).ifPresent(readings::add);
+        }
+        return readings;
+    }
+
+    /** What another instance answered for {@code asked}: the partitions it read; empty when it failed (5xx, unreadable). */
+    private static Optional<PartitionFanOut.Batch<List<Answers.Latest>>> remoteLatest(Optional<Forwarder.Answer> answer,
+                                                                                     Set<Integer> asked) {
+        if (answer.isEmpty() || answer.get().status() != 200) {
+            return Optional.empty();
+        }
+        try {
+            JsonNode body = JSON.readTree(answer.get().body());
+            Map<Integer, List<Answers.Latest>> read = new TreeMap<>();
+            for (int p : asked) {
+                JsonNode readings = body.path("partitions").get(Integer.toString(p));
+                if (readings != null) {
+                    List<Answers.Latest> list = new ArrayList<>();
+                    for (JsonNode one : readings) {
+                        list.add(JSON.treeToValue(one, Answers.Latest.class));
+                    }
+                    read.put(p, list);
+                }
+            }
+            Set<Integer> stale = new HashSet<>();
+            body.path("stale").forEach(p -> stale.add(p.asInt()));
+            return Optional.of(new PartitionFanOut.Batch<>(read, stale));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static String form(String metric, List<SeriesId> series) {
+        StringBuilder form = new StringBuilder("metric=").append(URLEncoder.encode(metric, StandardCharsets.UTF_8));
+        for (SeriesId one : series) {
+            form.append("&device=").append(URLEncoder.encode(one.distributionKey(), StandardCharsets.UTF_8));
+        }
+        return form.toString();
+    }
+
+    /** The series of a device key ({@code tenant/device} in a multi-tenant deployment) and a metric. */
+    private SeriesId seriesOfKey(String key, String metric) {
+        int slash = key.indexOf('/');
+        if (layout.multiTenant() && slash > 0) {
+            return series(key.substring(0, slash), key.substring(slash + 1), metric);
+        }
+        return series(null, key, metric);
+    }
+
+    /** The series, or a 400 when no row key can hold it (a metric too long, say). */
+    private SeriesId series(String tenant, String device, String metric) {
+        SeriesId series = new SeriesId(tenant, device, metric);
+        try {
+            RowKey.seriesPrefix(layout, series);
+        } catch (InvalidKeyException e) {
+            throw ApiException.badParameter("metric", e.getMessage());
+        }
+        return series;
+    }
+
+    private DeviceFilter filter(Context ctx, Set<String> others) {
+        DeviceFilter filter = DeviceFilter.parse(ctx.queryParamMap(), others);
+        return filter.withTenant(tenants.allowed(ctx, ctx.queryParam(DeviceFilter.TENANT)));
+    }
+
+    static int limit(String text) {
+        if (text == null) {
+            return DEFAULT_LIMIT;
+        }
+        try {
+            int limit = Integer.parseInt(text);
+            if (limit >= 1 && limit <= MAX_LIMIT) {
+                return limit;
+            }
+        } catch (NumberFormatException notANumber) {
+            // the message below
+        }
+        throw ApiException.badParameter(LIMIT, "'" + text + "' is not a whole number in 1.." + MAX_LIMIT
+                + " (default " + DEFAULT_LIMIT + ")");
+    }
+
+    private static void json(Context ctx, JsonNode body) {
+        try {
+            ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.tspipe.processor.devices;
+
+import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.schemas.Device;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The replicated reference table of device metadata (docs/design.md §1, rule 10; AnalyticDB's replicated tables):
+ * the compacted topic {@code devices} read by every node into a global store, so that a query needs no other
+ * instance to know a device's site, type or labels.
+ *
+ * <pre>
+ * devices (compacted, every partition) ─► devices-source ─► devices-update (DeviceTableUpdater) ─► store "devices"
+ * </pre>
+ *
+ * <p>The store is in memory: a global store is filled from its topic at every start (its topic is its changelog),
+ * and a table that has to stay small (at most {@value #MAX_ROWS} rows) costs a few MiB. Key: the device's
+ * distribution key ({@link #keyOf}); value: the {@link Device} ({@link StoredDevices}, no registry needed to read it).
+ */
+public final class DeviceTable {
+
+    /** The global store's name, for interactive queries. */
+    public static final String STORE = "devices";
+    /** The most rows a replicated table should hold (AnalyticDB's advice); above it a node logs a warning. */
+    public static final int MAX_ROWS = 20_000;
+
+    static final String SOURCE = "devices-source";
+    static final String UPDATER = "devices-update";
+
+    private DeviceTable() {
+    }
+
+    /** Adds the global store and the processor that keeps it to {@code builder}. */
+    public static void addTo(StreamsBuilder builder, PipelineConfig config) {
+        builder.addGlobalStore(storeBuilder(), config.devicesTopic(),
+                Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE),
+                () -> new DeviceTableUpdater(config));
+    }
+
+    static StoreBuilder<KeyValueStore<String, Device>> storeBuilder() {
+        // Global stores have no changelog of their own: the topic is theirs.
+        return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(STORE), Serdes.String(), StoredDevices.serde())
+                .withLoggingDisabled();
+    }
+
+    /** The key of a device in the topic and the store: {@code tenant/id} when it has a tenant, else {@code id} (as readings are keyed). */
+    public static String keyOf(String tenant, String id) {
+        return tenant == null ? id : tenant + "/" + id;
+    }
+
+    /** The key of {@code device}. */
+    public static String keyOf(Device device) {
+        return keyOf(device.getTenant(), device.getId());
+    }
+}
