@@ -1,7 +1,6 @@
 package dev.tspipe.app;
 
-import dev.tspipe.ingest.DeviceTopic;
-import dev.tspipe.schemas.Device;
+import dev.tspipe.schemas.DeviceKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -9,7 +8,6 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-import java.time.Instant;
 import java.util.concurrent.Callable;
 
 /** {@code tspipe devices delete}: a tombstone for one device. */
@@ -43,7 +41,7 @@ final class DevicesDeleteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String key = DeviceTopic.keyOf(Device.newBuilder().setId(id).setTenant(tenant).setRegistered(Instant.EPOCH).build());
+        String key = DeviceKeys.keyOf(tenant, id);
         devices.with(topic -> {
             topic.delete(key);
             return null;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.ingest.DeviceTopic;
 import dev.tspipe.query.devices.DeviceAnswer;
 import dev.tspipe.schemas.Device;
+import dev.tspipe.schemas.DeviceKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,7 +51,7 @@ final class DevicesGetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String key = DeviceTopic.keyOf(Device.newBuilder().setId(id).setTenant(tenant).setRegistered(java.time.Instant.EPOCH).build());
+        String key = DeviceKeys.keyOf(tenant, id);
         Device device = devices.with(DeviceTopic::readAll).get(key);
         if (device == null) {
             spec.commandLine().getErr().println("tspipe: no device '" + key + "' in topic '" + devices.topic + "'");

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.schemas.Device;
+import dev.tspipe.schemas.DeviceKeys;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -72,7 +73,7 @@ public final class DeviceFile {
                 }
                 try {
                     Device device = resolved == FileFormat.CSV ? csv(header, line, registered) : json(line, registered);
-                    String key = DeviceTopic.keyOf(device);
+                    String key = DeviceKeys.keyOf(device);
                     Long first = seen.putIfAbsent(key, number);
                     if (first != null) {
                         throw new InvalidLineException("device '" + key + "' again (first on line " + first + "); name each once");

@@ -1,6 +1,7 @@
 package dev.tspipe.ingest;
 
 import dev.tspipe.schemas.Device;
+import dev.tspipe.schemas.DeviceKeys;
 import dev.tspipe.schemas.serde.AvroDeserializer;
 import dev.tspipe.schemas.serde.AvroSerializer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -53,11 +54,6 @@ public final class DeviceTopic {
         this.settings = Map.copyOf(settings);
     }
 
-    /** The Kafka key of a device: {@code tenant/id}, or the id when it has no tenant. */
-    public static String keyOf(Device device) {
-        return device.getTenant() == null ? device.getId() : device.getTenant() + "/" + device.getId();
-    }
-
     /**
      * Writes the devices in one transaction: a reader of committed records (every node under exactly-once, and
      * {@link #readAll}) sees all of them or, when this fails, none.
@@ -73,7 +69,7 @@ public final class DeviceTopic {
             producer.beginTransaction();
             try {
                 for (Device device : devices) {
-                    producer.send(new ProducerRecord<>(topic, keyOf(device), avro.serialize(topic, device)),
+                    producer.send(new ProducerRecord<>(topic, DeviceKeys.keyOf(device), avro.serialize(topic, device)),
                             (metadata, error) -> progress.stepBy(error == null ? 1 : 0));
                 }
                 producer.commitTransaction();
@@ -86,7 +82,7 @@ public final class DeviceTopic {
 
     /** Writes one device (its newest version). */
     public void put(Device device) {
-        send(keyOf(device), device);
+        send(DeviceKeys.keyOf(device), device);
     }
 
     /** Deletes the device of {@code key} (a tombstone; the topic's compaction removes its versions later). */

@@ -2,6 +2,7 @@ package dev.tspipe.query.devices;
 
 import dev.tspipe.processor.devices.DeviceTable;
 import dev.tspipe.schemas.Device;
+import dev.tspipe.schemas.DeviceKeys;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -38,7 +39,7 @@ public final class DeviceDirectory {
 
     /** The device {@code id} of {@code tenant} (null: none). */
     public Optional<Device> get(String tenant, String id) {
-        return Optional.ofNullable(store().get(DeviceTable.keyOf(tenant, id)));
+        return Optional.ofNullable(store().get(DeviceKeys.keyOf(tenant, id)));
     }
 
     /** Every device the filter picks, by id: a scan of the whole table, which is small (docs/devices.md). */
@@ -66,7 +67,7 @@ public final class DeviceDirectory {
      * win over labels of those names); empty for an unknown device.
      */
     public Map<String, String> labels(String tenant, String id) {
-        Device device = store().get(DeviceTable.keyOf(tenant, id));
+        Device device = store().get(DeviceKeys.keyOf(tenant, id));
         if (device == null) {
             return Map.of();
         }

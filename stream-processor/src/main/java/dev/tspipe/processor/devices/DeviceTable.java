@@ -20,7 +20,7 @@ import org.apache.kafka.streams.state.Stores;
  *
  * <p>The store is in memory: a global store is filled from its topic at every start (its topic is its changelog),
  * and a table that has to stay small (at most {@value #MAX_ROWS} rows) costs a few MiB. Key: the device's
- * distribution key ({@link #keyOf}); value: the {@link Device} ({@link StoredDevices}, no registry needed to read it).
+ * distribution key ({@link dev.tspipe.schemas.DeviceKeys#keyOf}); value: the {@link Device} ({@link StoredDevices}, no registry needed to read it).
  */
 public final class DeviceTable {
 
@@ -46,15 +46,5 @@ public final class DeviceTable {
         // Global stores have no changelog of their own: the topic is theirs.
         return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(STORE), Serdes.String(), StoredDevices.serde())
                 .withLoggingDisabled();
-    }
-
-    /** The key of a device in the topic and the store: {@code tenant/id} when it has a tenant, else {@code id} (as readings are keyed). */
-    public static String keyOf(String tenant, String id) {
-        return tenant == null ? id : tenant + "/" + id;
-    }
-
-    /** The key of {@code device}. */
-    public static String keyOf(Device device) {
-        return keyOf(device.getTenant(), device.getId());
     }
 }

@@ -2,6 +2,7 @@ package dev.tspipe.processor.devices;
 
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.schemas.Device;
+import dev.tspipe.schemas.DeviceKeys;
 import dev.tspipe.schemas.serde.AvroDeserializer;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
@@ -91,8 +92,8 @@ final class DeviceTableUpdater implements Processor<byte[], byte[], Void, Void> 
             skip("its id is empty");
             return;
         }
-        if (!DeviceTable.keyOf(device).equals(key)) {
-            skip("its key '" + key + "' is not the device's key '" + DeviceTable.keyOf(device)
+        if (!DeviceKeys.keyOf(device).equals(key)) {
+            skip("its key '" + key + "' is not the device's key '" + DeviceKeys.keyOf(device)
                     + "' (the id, or tenant/id when it has a tenant)");
             return;
         }

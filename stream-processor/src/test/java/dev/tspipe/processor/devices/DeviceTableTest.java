@@ -8,6 +8,7 @@ import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.StreamsSettings;
 import dev.tspipe.processor.topology.TspipeTopology;
 import dev.tspipe.schemas.Device;
+import dev.tspipe.schemas.DeviceKeys;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.registry.MockSchemaRegistry;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
@@ -85,7 +86,7 @@ class DeviceTableTest {
     }
 
     private void put(Device device) {
-        put(DeviceTable.keyOf(device), device);
+        put(DeviceKeys.keyOf(device), device);
     }
 
     private void delete(String key) {
