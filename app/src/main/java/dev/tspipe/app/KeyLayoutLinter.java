@@ -153,6 +153,14 @@ final class KeyLayoutLinter {
         }
     }
 
+    /** The {@code --format} of the key commands: {@code text} or {@code json}; anything else is the user's error. */
+    static boolean json(String format) {
+        if (!format.equals("text") && !format.equals("json")) {
+            throw new UserError("--format must be text or json, not '" + format + "'");
+        }
+        return format.equals("json");
+    }
+
     /** 0 without findings, 1 with warnings only, 2 with an error. */
     static int exitCode(List<Finding> findings) {
         if (findings.stream().anyMatch(f -> f.severity() == Severity.ERROR)) {

@@ -117,9 +117,7 @@ final class KeysAnalyzeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (!format.equals("text") && !format.equals("json")) {
-            throw new UserError("--format must be text or json, not '" + format + "'");
-        }
+        boolean json = KeyLayoutLinter.json(format);
         if (sample != null && sample < 1) {
             throw new UserError("--sample must be at least 1, not " + sample);
         }
@@ -158,7 +156,7 @@ final class KeysAnalyzeCommand implements Callable<Integer> {
         }
         KeyAnalysisReport report = analysis.report();
         PrintWriter out = spec.commandLine().getOut();
-        if (format.equals("json")) {
+        if (json) {
             out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(report.json(from)));
         } else {
             out.print(report.text(from));

@@ -53,9 +53,7 @@ final class KeysCheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (!format.equals("text") && !format.equals("json")) {
-            throw new UserError("--format must be text or json, not '" + format + "'");
-        }
+        boolean asJson = KeyLayoutLinter.json(format);
         String text = layout;
         Path file = Path.of(layout.length() < 4096 && !layout.contains("\0") ? layout : ".");
         if (!layout.strip().startsWith("{") && Files.isRegularFile(file)) {
@@ -65,7 +63,7 @@ final class KeysCheckCommand implements Callable<Integer> {
         List<KeyLayoutLinter.Finding> findings = KeyLayoutLinter.check(proposal);
         int exit = KeyLayoutLinter.exitCode(findings);
         PrintWriter out = spec.commandLine().getOut();
-        if (format.equals("json")) {
+        if (asJson) {
             ObjectMapper json = new ObjectMapper();
             ObjectNode answer = json.createObjectNode();
             answer.put("verdict", KeyLayoutLinter.verdict(findings));
