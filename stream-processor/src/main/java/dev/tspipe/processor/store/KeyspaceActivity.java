@@ -2,7 +2,8 @@ package dev.tspipe.processor.store;
 
 import dev.tspipe.processor.keys.RowKey;
 
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -11,7 +12,6 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What one partition's keys went through, per device and per wall-clock minute: rows and bytes written and
@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * range of the key space.
  *
  * <p>In memory only, the last {@value #MINUTES} minutes: a task that moves to another instance starts its
- * counts again there. The hot path (a write of the stream thread) is one hash lookup and two atomic adds;
- * readers (the HTTP threads) count their rows the same way, and a snapshot reads while both go on.
+ * counts again there. The hot path (a write of the stream thread) is one hash lookup and two plain additions: the
+ * task's one stream thread is the only writer of the write counters, which it publishes with opaque stores;
+ * readers (the HTTP threads, any number) add to the read counters atomically; a snapshot reads while both go on.
  */
 public final class KeyspaceActivity {
 
@@ -35,9 +36,38 @@ public final class KeyspaceActivity {
 
     private static final int COUNTERS = Counter.values().length;
 
-    /** The counts of one minute, by device prefix ({@link ByteBuffer}s compare and hash by their content). */
-    private record Minute(long index, ConcurrentHashMap<ByteBuffer, AtomicLongArray> devices) {
+    /** The counts of one minute, by device prefix: per device, every {@link Counter}. */
+    private record Minute(long index, ConcurrentHashMap<Prefix, long[]> devices) {
     }
+
+    /** A device prefix: the first {@code length} bytes of {@code bytes} (a key looked up), or all of them (a key kept). */
+    private static final class Prefix {
+        final byte[] bytes;
+        final int length;
+        final int hash;
+
+        Prefix(byte[] bytes, int length) {
+            this.bytes = bytes;
+            this.length = length;
+            int h = 1;
+            for (int i = 0; i < length; i++) {
+                h = 31 * h + bytes[i];
+            }
+            this.hash = h;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Prefix other && Arrays.equals(bytes, 0, length, other.bytes, 0, other.length);
+        }
+    }
+
+    private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final ConcurrentSkipListMap<Long, Minute> minutes = new ConcurrentSkipListMap<>();
     private volatile Minute current;
@@ -60,13 +90,20 @@ public final class KeyspaceActivity {
         if (minute == null) {
             return;
         }
-        AtomicLongArray counts = minute.devices.get(ByteBuffer.wrap(key, 0, prefixLength));
+        long[] counts = minute.devices.get(new Prefix(key, prefixLength));
         if (counts == null) {
-            counts = minute.devices.computeIfAbsent(ByteBuffer.wrap(Arrays.copyOf(key, prefixLength)),
-                    k -> new AtomicLongArray(COUNTERS));
+            counts = minute.devices.computeIfAbsent(new Prefix(Arrays.copyOf(key, prefixLength), prefixLength),
+                    k -> new long[COUNTERS]);
         }
-        counts.incrementAndGet(rows.ordinal());
-        counts.addAndGet(rows.ordinal() + 1, bytes);
+        int at = rows.ordinal();
+        if (rows == Counter.WRITE_ROWS) {
+            // One writer: plain arithmetic, published for snapshots by opaque stores (no locked instruction).
+            COUNTS.setOpaque(counts, at, (long) COUNTS.getOpaque(counts, at) + 1);
+            COUNTS.setOpaque(counts, at + 1, (long) COUNTS.getOpaque(counts, at + 1) + bytes);
+        } else {
+            COUNTS.getAndAdd(counts, at, 1L);
+            COUNTS.getAndAdd(counts, at + 1, (long) bytes);
+        }
     }
 
     /** The minute {@code index}, created if it is new; null when it is older than the minutes kept. */
@@ -117,10 +154,10 @@ public final class KeyspaceActivity {
         TreeMap<byte[], long[]> devices = new TreeMap<>(Arrays::compareUnsigned);
         for (Minute minute : minutes.subMap(start, true, end, false).values()) {
             int column = (int) (minute.index - start);
-            for (Map.Entry<ByteBuffer, AtomicLongArray> device : minute.devices.entrySet()) {
-                long[] counts = devices.computeIfAbsent(device.getKey().array(), k -> new long[width * COUNTERS]);
+            for (Map.Entry<Prefix, long[]> device : minute.devices.entrySet()) {
+                long[] counts = devices.computeIfAbsent(device.getKey().bytes, k -> new long[width * COUNTERS]);
                 for (int c = 0; c < COUNTERS; c++) {
-                    counts[column * COUNTERS + c] = device.getValue().get(c);
+                    counts[column * COUNTERS + c] = (long) COUNTS.getOpaque(device.getValue(), c);
                 }
             }
         }
