@@ -475,6 +475,9 @@ class TwoInstancesIT {
         assertThat(bigPartition).as("the partition of " + BIG_DEVICE).isNotNull();
         JsonNode biggest = bigPartition.get("top").get(0);
         assertThat(biggest.get("device").asText()).isEqualTo(BIG_DEVICE);
+        System.out.printf("devices by volume: %s estimated at %d rows (%d stored), %d bytes, projected %d bytes%n", BIG_DEVICE,
+                biggest.get("estimatedRows").asLong(), BIG_READINGS, biggest.get("estimatedBytes").asLong(),
+                biggest.get("projectedLifecycleBytes").asLong());
         // RocksDB's estimates: the rows within a factor of two of the 1,050 stored.
         assertThat(biggest.get("estimatedRows").asLong()).isBetween(BIG_READINGS / 2L, BIG_READINGS * 2L);
     }

@@ -905,9 +905,10 @@ public final class SeriesStore implements AutoCloseable {
 
     /**
      * The devices of this store (those with a latest reading, in row-key order) with RocksDB's estimates of what each
-     * holds in {@code table}'s live partitions: the approximate size of the device's key range, in files and memtables
-     * ({@code GetApproximateSizes}), and as rows those bytes at the partition's bytes per row. A read of the indexes,
-     * not of the rows: estimates, good to rank devices and to find one far above the others.
+     * holds in {@code table}'s live partitions. In the memtables, RocksDB's count and size of the entries of the
+     * device's key range ({@code GetApproximateMemTableStats}); in the files, the approximate size of the range
+     * ({@code GetApproximateSizes}) and as rows those bytes at the files' bytes per row. A read of the indexes, not of
+     * the rows: estimates, good to rank devices and to find one far above the others.
      */
     public List<DeviceVolume> deviceVolumes(Table table) {
         lock.readLock().lock();
@@ -918,14 +919,7 @@ public final class SeriesStore implements AutoCloseable {
             double[] rows = new double[devices.size()];
             if (!devices.isEmpty()) {
                 for (Partition partition : partitions.get(table).values()) {
-                    long partitionRows = partition.longProperty("rocksdb.estimate-num-keys");
-                    long partitionBytes = Math.max(0, partition.longProperty("rocksdb.live-sst-files-size"))
-                            + Math.max(0, partition.longProperty("rocksdb.cur-size-all-mem-tables"));
-                    long[] sizes = approximateSizes(partition, devices);
-                    for (int i = 0; i < sizes.length; i++) {
-                        bytes[i] += sizes[i];
-                        rows[i] += partitionBytes <= 0 || partitionRows <= 0 ? 0 : sizes[i] * (double) partitionRows / partitionBytes;
-                    }
+                    addEstimates(partition, devices, bytes, rows);
                 }
             }
             List<DeviceVolume> volumes = new ArrayList<>(devices.size());
@@ -959,7 +953,14 @@ public final class SeriesStore implements AutoCloseable {
         return devices;
     }
 
-    private long[] approximateSizes(Partition partition, List<byte[]> devicePrefixes) throws RocksDBException {
+    /** Adds each device's estimated bytes and rows in {@code partition} to {@code bytes} and {@code rows}. */
+    private void addEstimates(Partition partition, List<byte[]> devicePrefixes, long[] bytes, double[] rows)
+            throws RocksDBException {
+        long memtableRows = Math.max(0, partition.longProperty("rocksdb.num-entries-active-mem-table"))
+                + Math.max(0, partition.longProperty("rocksdb.num-entries-imm-mem-tables"));
+        long fileRows = Math.max(0, partition.longProperty("rocksdb.estimate-num-keys") - memtableRows);
+        long fileBytes = Math.max(0, partition.longProperty("rocksdb.live-sst-files-size"));
+        double rowsPerFileByte = fileBytes == 0 ? 0 : (double) fileRows / fileBytes;
         List<Slice> slices = new ArrayList<>(2 * devicePrefixes.size());
         try {
             List<Range> ranges = new ArrayList<>(devicePrefixes.size());
@@ -974,8 +975,14 @@ public final class SeriesStore implements AutoCloseable {
                 slices.add(to);
                 ranges.add(new Range(from, to));
             }
-            return db.getApproximateSizes(partition.handle, ranges, SizeApproximationFlag.INCLUDE_FILES,
-                    SizeApproximationFlag.INCLUDE_MEMTABLES);
+            long[] inFiles = fileBytes == 0 ? new long[ranges.size()]
+                    : db.getApproximateSizes(partition.handle, ranges, SizeApproximationFlag.INCLUDE_FILES);
+            for (int i = 0; i < ranges.size(); i++) {
+                RocksDB.CountAndSize inMemory = memtableRows == 0 ? null
+                        : db.getApproximateMemTableStats(partition.handle, ranges.get(i));
+                bytes[i] += inFiles[i] + (inMemory == null ? 0 : inMemory.size);
+                rows[i] += inFiles[i] * rowsPerFileByte + (inMemory == null ? 0 : inMemory.count);
+            }
         } finally {
             slices.forEach(Slice::close);
         }
