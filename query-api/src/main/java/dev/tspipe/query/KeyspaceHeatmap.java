@@ -10,11 +10,7 @@ import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.store.KeyspaceActivity;
 import dev.tspipe.processor.store.KeyspaceActivity.Counter;
 import dev.tspipe.processor.store.StoreNames;
-import dev.tspipe.processor.store.TableStore;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.TaskMetadata;
-import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 
 import java.nio.charset.StandardCharsets;
@@ -130,19 +126,13 @@ final class KeyspaceHeatmap {
     /** The ranges of this instance's active partitions. */
     List<PartitionRanges> local(Request request) {
         List<PartitionRanges> partitions = new ArrayList<>();
-        for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
-            for (TaskMetadata task : thread.activeTasks()) {
-                int partition = task.taskId().partition();
-                try {
-                    List<TableStore> found = streams.store(StoreQueryParameters.fromNameAndType(StoreNames.RAW,
-                            TableStore.queryableType()).withPartition(partition));
-                    if (!found.isEmpty()) {
-                        KeyspaceActivity.Window window = found.get(0).seriesStore().keyspace().window(request.from, request.to);
-                        partitions.add(new PartitionRanges(partition, ranges(window, request)));
-                    }
-                } catch (InvalidStateStoreException notHere) {
-                    // Migrating, or a task of another sub-topology: its owner (or nobody, then it is missing) answers.
-                }
+        for (int partition : LocalPartitionStatistics.activePartitions(streams)) {
+            try {
+                KeyspaceActivity.Window window = LocalPartitionStatistics.table(streams, StoreNames.RAW, partition)
+                        .seriesStore().keyspace().window(request.from, request.to);
+                partitions.add(new PartitionRanges(partition, ranges(window, request)));
+            } catch (InvalidStateStoreException notHere) {
+                // Migrating, or a task of another sub-topology: its owner (or nobody, then it is missing) answers.
             }
         }
         return partitions;

@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The statistics of this instance's active partitions (AnalyticDB's partition statistics): per
@@ -64,38 +65,48 @@ final class LocalPartitionStatistics {
 
     private final KafkaStreams streams;
     private final String owner;
-    private final KeyspaceHeatmap names;
+    /** A device's name from its key prefix ({@link KeyspaceHeatmap#name}). */
+    private final Function<byte[], String> deviceNames;
     private final long guidelineBytes;
 
-    LocalPartitionStatistics(KafkaStreams streams, String owner, KeyspaceHeatmap names, long guidelineBytes) {
+    LocalPartitionStatistics(KafkaStreams streams, String owner, Function<byte[], String> deviceNames, long guidelineBytes) {
         this.streams = streams;
         this.owner = owner;
-        this.names = names;
+        this.deviceNames = deviceNames;
         this.guidelineBytes = guidelineBytes;
     }
 
     List<PartitionStatistics> collect() {
         List<PartitionStatistics> partitions = new ArrayList<>();
-        for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
-            for (TaskMetadata task : thread.activeTasks()) {
-                int partition = task.taskId().partition();
-                Map<String, StoreStatistics> stores = new LinkedHashMap<>();
-                for (String name : STORES) {
-                    try {
-                        stores.put(name, statistics(name, partition));
-                    } catch (InvalidStateStoreException notHere) {
-                        // The task has no such store (another sub-topology) or is migrating: leave it out.
-                    }
+        for (int partition : activePartitions(streams)) {
+            Map<String, StoreStatistics> stores = new LinkedHashMap<>();
+            for (String name : STORES) {
+                try {
+                    stores.put(name, statistics(name, partition));
+                } catch (InvalidStateStoreException notHere) {
+                    // The task has no such store (another sub-topology) or is migrating: leave it out.
                 }
-                if (!stores.isEmpty()) {
-                    partitions.add(new PartitionStatistics(partition, owner, stores, devices(partition)));
-                }
+            }
+            if (!stores.isEmpty()) {
+                partitions.add(new PartitionStatistics(partition, owner, stores, devices(partition)));
             }
         }
         return partitions;
     }
 
-    private TableStore table(String name, int partition) {
+    /** The partitions of this instance's active tasks (one task a partition: both decode steps share its stores). */
+    static List<Integer> activePartitions(KafkaStreams streams) {
+        List<Integer> partitions = new ArrayList<>();
+        for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
+            for (TaskMetadata task : thread.activeTasks()) {
+                partitions.add(task.taskId().partition());
+            }
+        }
+        return partitions;
+    }
+
+    /** The table store {@code name} of the partition; {@link InvalidStateStoreException} when it is not queryable here. */
+    static TableStore table(KafkaStreams streams, String name, int partition) {
         List<TableStore> found = streams.store(StoreQueryParameters.fromNameAndType(name, TableStore.queryableType())
                 .withPartition(partition));
         if (found.isEmpty()) {
@@ -112,7 +123,7 @@ final class LocalPartitionStatistics {
      */
     private Devices devices(int partition) {
         try {
-            TableStore raw = table(StoreNames.RAW, partition);
+            TableStore raw = table(streams, StoreNames.RAW, partition);
             SeriesStore store = raw.seriesStore();
             long lifecycle = store.spec().retentionMs(Table.RAW);
             long streamTime = store.streamTime().orElse(Long.MIN_VALUE);
@@ -122,7 +133,7 @@ final class LocalPartitionStatistics {
             List<DeviceVolume> volumes = new ArrayList<>();
             for (SeriesStore.DeviceVolume volume : store.deviceVolumes(Table.RAW)) {
                 long projected = (long) Math.min(Long.MAX_VALUE, volume.bytes() * scale);
-                volumes.add(new DeviceVolume(names.name(volume.devicePrefix()), volume.bytes(), volume.rows(), projected,
+                volumes.add(new DeviceVolume(deviceNames.apply(volume.devicePrefix()), volume.bytes(), volume.rows(), projected,
                         projected > guidelineBytes));
             }
             volumes.sort(Comparator.comparingLong(DeviceVolume::estimatedBytes).reversed());
@@ -135,7 +146,7 @@ final class LocalPartitionStatistics {
     }
 
     private StoreStatistics statistics(String name, int partition) {
-        TableStore table = table(name, partition);
+        TableStore table = table(streams, name, partition);
         List<Segment> segments = new ArrayList<>();
         long bytes = 0;
         for (SegmentStatistics s : table.segmentStatistics()) {

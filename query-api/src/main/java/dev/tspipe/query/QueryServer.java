@@ -417,7 +417,7 @@ public final class QueryServer implements AutoCloseable {
             this.reader = new SeriesReader(layout);
             this.heatmap = new KeyspaceHeatmap(streams, layout);
             this.statistics = new LocalPartitionStatistics(streams, routing.self().host() + ":" + routing.self().port(),
-                    heatmap, volumeGuidelineBytes);
+                    heatmap::name, volumeGuidelineBytes);
             this.tokens = tokens;
             this.writes = writes;
             DeviceDirectory deviceTable = new DeviceDirectory(streams);
