@@ -3,6 +3,7 @@ package dev.tspipe.app;
 import dev.tspipe.ingest.DeviceFile;
 import dev.tspipe.ingest.FileFormat;
 import dev.tspipe.ingest.Progress;
+import dev.tspipe.processor.devices.DeviceTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,8 +51,6 @@ final class DevicesImportCommand implements Callable<Integer> {
 
     /** Exit code when lines are not devices (nothing was written). */
     static final int EXIT_REJECTED = 3;
-    /** Above this many devices the table is no longer small reference data (docs/devices.md). */
-    static final int MAX_ROWS = 20_000;
 
     @Parameters(paramLabel = "FILE", description = "The file of devices.")
     Path file;
@@ -86,9 +85,9 @@ final class DevicesImportCommand implements Callable<Integer> {
                     + " not devices; nothing was written (fix them and import the file again)");
             return EXIT_REJECTED;
         }
-        if (parsed.devices().size() > MAX_ROWS) {
+        if (parsed.devices().size() > DeviceTable.MAX_ROWS) {
             err.println("tspipe: warning: " + parsed.devices().size() + " devices; a replicated table should hold at most "
-                    + MAX_ROWS + " (every node keeps all of them in memory; docs/devices.md)");
+                    + DeviceTable.MAX_ROWS + " (every node keeps all of them in memory; docs/devices.md)");
         }
         try (Progress progress = Progress.bar(true, "devices", parsed.devices().size(), "devices", 1)) {
             devices.with(topic -> {
