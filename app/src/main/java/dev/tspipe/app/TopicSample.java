@@ -1,5 +1,6 @@
 package dev.tspipe.app;
 
+import dev.tspipe.ingest.OffsetRanges;
 import dev.tspipe.ingest.Progress;
 import dev.tspipe.processor.topology.ReadingDecoder;
 import dev.tspipe.processor.topology.ReadingValidator;
@@ -7,7 +8,6 @@ import dev.tspipe.processor.topology.RejectReason;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
@@ -16,7 +16,6 @@ import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -33,7 +32,6 @@ import java.util.function.Consumer;
  */
 final class TopicSample implements AutoCloseable {
 
-    private static final Duration POLL = Duration.ofMillis(500);
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final String topic;
@@ -126,42 +124,27 @@ final class TopicSample implements AutoCloseable {
             Map<Integer, Long> available = new TreeMap<>();
             partitions.forEach(tp -> available.put(tp.partition(), ends.get(tp) - begins.get(tp)));
             Map<Integer, Long> take = newest(available, sample);
-            Map<TopicPartition, Long> remaining = new HashMap<>();
+            Map<TopicPartition, Long> from = new HashMap<>();
             long total = 0;
             for (TopicPartition tp : partitions) {
                 long n = take.get(tp.partition());
                 if (n > 0) {
-                    remaining.put(tp, ends.get(tp));
+                    from.put(tp, ends.get(tp) - n);
                     total += n;
                 }
             }
-            consumer.assign(remaining.keySet());
-            remaining.keySet().forEach(tp -> consumer.seek(tp, ends.get(tp) - take.get(tp.partition())));
-            long read = 0;
+            long[] read = {0};
             try (Progress progress = Progress.bar(progressBar, "analyze", total, "records", 1)) {
-                while (!remaining.isEmpty()) {
-                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
-                        TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-                        Long end = remaining.get(tp);
-                        if (end == null || record.offset() >= end) {
-                            continue;
-                        }
-                        read++;
-                        progress.stepBy(1);
-                        sink.accept(record.value() == null
-                                ? new ReadingValidator.Rejected(RejectReason.UNDECODABLE, "a record without a value")
-                                : decoder.verdict(topic, record.value()));
-                    }
-                    // Transaction markers and compacted gaps leave no record at the end offset itself.
-                    for (TopicPartition tp : new ArrayList<>(remaining.keySet())) {
-                        if (consumer.position(tp) >= remaining.get(tp)) {
-                            remaining.remove(tp);
-                            consumer.pause(List.of(tp));
-                        }
-                    }
-                }
+                OffsetRanges.read(consumer, from, ends, record -> {
+                    read[0]++;
+                    progress.stepBy(1);
+                    sink.accept(record.value() == null
+                            ? new ReadingValidator.Rejected(RejectReason.UNDECODABLE, "a record without a value")
+                            : decoder.verdict(topic, record.value()));
+                    return true;
+                });
             }
-            return read;
+            return read[0];
         } catch (RegistryUnavailableSerializationException e) {
             throw new UserError("the schema registry cannot be reached (" + e.getMessage() + "): is it running, and is "
                     + "--schema-registry-url right?");

@@ -1,7 +1,6 @@
 package dev.tspipe.ingest;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -15,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +39,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Replayer {
 
     private static final Logger log = LoggerFactory.getLogger(Replayer.class);
-    private static final Duration POLL = Duration.ofMillis(500);
 
     /**
      * What to replay.
@@ -117,66 +114,46 @@ public final class Replayer {
             Map<TopicPartition, OffsetAndTimestamp> starts = consumer.offsetsForTimes(query);
 
             Map<Integer, Long> counts = new TreeMap<>();
-            Map<TopicPartition, Long> remaining = new HashMap<>();
+            Map<TopicPartition, Long> from = new HashMap<>();
             long total = 0;
             for (TopicPartition tp : partitions) {
                 counts.put(tp.partition(), 0L);
                 OffsetAndTimestamp start = starts.get(tp);
                 long end = ends.get(tp);
                 if (start != null && start.offset() < end) {
-                    remaining.put(tp, end);
+                    from.put(tp, start.offset());
                     total += end - start.offset();
                 }
                 log.debug("Replay of {}: offsets {} to {}", tp, start == null ? "none" : start.offset(), end);
             }
-            consumer.assign(remaining.keySet());
-            remaining.keySet().forEach(tp -> consumer.seek(tp, starts.get(tp).offset()));
 
             long stopAt = options.untilEnd() ? Long.MAX_VALUE : options.toMillis() + options.maxLateness().toMillis();
             AtomicLong failed = new AtomicLong();
             try (Progress progress = Progress.bar(options.progressBar(), "replay", total, "records", 1)) {
-                while (!remaining.isEmpty()) {
-                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
+                OffsetRanges.read(consumer, from, ends, record -> {
+                    if (record.timestamp() >= stopAt) {
+                        return false;
+                    }
+                    progress.stepBy(1);
+                    if (record.timestamp() >= options.fromMillis() && record.timestamp() < options.toMillis()) {
                         TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-                        Long end = remaining.get(tp);
-                        if (end == null) {
-                            continue;
-                        }
-                        if (record.offset() >= end || record.timestamp() >= stopAt) {
-                            finish(consumer, remaining, tp);
-                            continue;
-                        }
-                        progress.stepBy(1);
-                        if (record.timestamp() >= options.fromMillis() && record.timestamp() < options.toMillis()) {
-                            counts.merge(tp.partition(), 1L, Long::sum);
-                            producer.send(new ProducerRecord<>(options.targetTopic(), null, record.timestamp(), record.key(),
-                                    record.value(), record.headers()), (metadata, error) -> {
-                                if (error != null && failed.incrementAndGet() <= 10) {
-                                    log.warn("Could not replay {} offset {} to topic '{}': {}", tp, record.offset(),
-                                            options.targetTopic(), error.toString());
-                                }
-                            });
-                        }
+                        counts.merge(tp.partition(), 1L, Long::sum);
+                        producer.send(new ProducerRecord<>(options.targetTopic(), null, record.timestamp(), record.key(),
+                                record.value(), record.headers()), (metadata, error) -> {
+                            if (error != null && failed.incrementAndGet() <= 10) {
+                                log.warn("Could not replay {} offset {} to topic '{}': {}", tp, record.offset(),
+                                        options.targetTopic(), error.toString());
+                            }
+                        });
                     }
-                    // Transaction markers and compacted gaps leave no record at the end offset itself.
-                    for (TopicPartition tp : new ArrayList<>(remaining.keySet())) {
-                        if (consumer.position(tp) >= remaining.get(tp)) {
-                            finish(consumer, remaining, tp);
-                        }
-                    }
-                }
+                    return true;
+                });
                 producer.flush();
             }
             ReplaySummary summary = ReplaySummary.of(counts, failed.get(), Duration.ofNanos(System.nanoTime() - started));
             log.info("Replay of {} [{}, {}) to {}: {}", options.sourceTopic(), options.fromMillis(), options.toMillis(),
                     options.targetTopic(), summary.describe());
             return summary;
-        }
-    }
-
-    private static void finish(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> remaining, TopicPartition tp) {
-        if (remaining.remove(tp) != null) {
-            consumer.pause(List.of(tp));
         }
     }
 
