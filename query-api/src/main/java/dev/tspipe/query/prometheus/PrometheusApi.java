@@ -1,6 +1,5 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.ingest.SeriesName;
 import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
@@ -194,15 +193,14 @@ public final class PrometheusApi implements AutoCloseable {
             throw ApiException.badParameter("match[]", "no match[] parameter provided");
         }
         List<String> warnings = new ArrayList<>();
-        List<Map<String, String>> sets = limited(ctx, selected(ctx, warnings).stream().map(this::labels).toList(),
-                warnings);
+        List<Map<String, String>> sets = limited(ctx, selected(ctx, warnings), warnings);
         answer(ctx, PromJson.labelSets(sets), warnings);
     }
 
     private void labels(Context ctx) {
         List<String> warnings = new ArrayList<>();
         Set<String> names = new TreeSet<>();
-        selected(ctx, warnings).forEach(series -> names.addAll(labels(series).keySet()));
+        selected(ctx, warnings).forEach(labels -> names.addAll(labels.keySet()));
         answer(ctx, PromJson.strings(limited(ctx, List.copyOf(names), warnings)), warnings);
     }
 
@@ -210,8 +208,8 @@ public final class PrometheusApi implements AutoCloseable {
         String name = ctx.pathParam("name");
         List<String> warnings = new ArrayList<>();
         Set<String> values = new TreeSet<>();
-        selected(ctx, warnings).forEach(series -> {
-            String value = labels(series).get(name);
+        selected(ctx, warnings).forEach(labels -> {
+            String value = labels.get(name);
             if (value != null) {
                 values.add(value);
             }
@@ -223,15 +221,18 @@ public final class PrometheusApi implements AutoCloseable {
         List<String> warnings = new ArrayList<>();
         String metric = param(ctx, "metric");
         Set<String> metrics = new TreeSet<>();
-        selected(ctx, warnings).forEach(series -> metrics.add(SeriesName.parse(series.metric()).name()));
+        selected(ctx, warnings).forEach(labels -> metrics.add(labels.get(SeriesSelection.NAME)));
         if (metric != null && !metric.isEmpty()) {
             metrics.retainAll(Set.of(metric));
         }
         answer(ctx, PromJson.metadata(limited(ctx, List.copyOf(metrics), warnings)), warnings);
     }
 
-    /** The series that any {@code match[]} picks (every series without one), whose newest reading is at or after {@code start}. */
-    private List<SeriesId> selected(Context ctx, List<String> warnings) {
+    /**
+     * The labels of the series that any {@code match[]} picks (every series without one), whose newest reading is at or
+     * after {@code start}, in the order of their text; each series' labels (its device's metadata with them) are made once.
+     */
+    private List<Map<String, String>> selected(Context ctx, List<String> warnings) {
         List<String> matches = params(ctx, "match[]");
         List<SeriesSelection> selections = selections(ctx);
         long since = time(ctx, "start", Long.MIN_VALUE);
@@ -239,16 +240,11 @@ public final class PrometheusApi implements AutoCloseable {
         internal.put("mode", List.of("series"));
         internal.put("match[]", matches);
         internal.put("since_ms", List.of(Long.toString(since)));
-        List<SeriesId> series = new ArrayList<>();
+        List<Map<String, String>> labels = new ArrayList<>();
         gather(ctx, selections, internal, stores -> seriesOf(stores, selections, since), warnings)
-                .forEach(one -> series.add(one.series()));
-        series.sort(java.util.Comparator.comparing(s -> labels(s).toString()));
-        return series;
-    }
-
-    /** The labels of a series: its own and its device's metadata. */
-    private Map<String, String> labels(SeriesId series) {
-        return SeriesSelection.labels(series, metadata);
+                .forEach(one -> labels.add(SeriesSelection.labels(one.series(), metadata)));
+        labels.sort(java.util.Comparator.comparing(Map::toString));
+        return labels;
     }
 
     /** The selections of the {@code match[]} parameters, for the tenant the request may read; every series without one. */
