@@ -10,8 +10,6 @@ import dev.tspipe.query.auth.BearerTokens;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.auth.TokenFile;
 
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -126,10 +124,7 @@ final class DemoCommand implements Callable<Integer> {
             }
             EmbeddedSchemaRegistry registry = lifecycle.register("schema registry", registryBuilder.start());
 
-            kafka.createTopic(Topics.READINGS, partitions);
-            kafka.createTopic(Topics.READINGS_DLQ, 1);
-            kafka.createTopics(new NewTopic(Topics.DEVICES, 1, (short) 1)
-                    .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+            TopicSetup.createMissing(kafka.clientConfig(), Topics.READINGS, partitions, Topics.READINGS_DLQ, Topics.DEVICES);
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(new TspipeNode.Settings(
                     kafka.bootstrapServers(), registry.url(), "tspipe-demo", EmbeddedKafka.HOST, httpPort, EmbeddedKafka.HOST,
                     dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
