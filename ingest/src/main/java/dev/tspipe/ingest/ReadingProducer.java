@@ -1,5 +1,6 @@
 package dev.tspipe.ingest;
 
+import dev.tspipe.schemas.LogText;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
@@ -145,11 +146,11 @@ public final class ReadingProducer implements AutoCloseable {
     private void fail(Reading reading, Throwable error, CompletableFuture<RecordMetadata> result) {
         long failures = failed.incrementAndGet();
         if (failures <= LOGGED_ONE_BY_ONE) {
-            log.warn("Could not write the reading of {} {} at {} to topic '{}': {}", distributionKey(reading),
-                    reading.getMetric(), reading.getTimestamp(), topic, error.toString());
+            log.warn("Could not write the reading of {} {} at {} to topic '{}': {}", LogText.escape(distributionKey(reading)),
+                    LogText.escape(reading.getMetric()), reading.getTimestamp(), topic, LogText.escape(error));
         } else if (failures % LOG_EVERY == 0) {
             log.warn("{} readings could not be written to topic '{}' so far; the last failure: {}", failures, topic,
-                    error.toString());
+                    LogText.escape(error));
         }
         result.completeExceptionally(error);
     }

@@ -1,0 +1,14 @@
+package dev.tspipe.app.logs;
+
+import ch.qos.logback.classic.pattern.MessageConverter;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import dev.tspipe.schemas.LogText;
+
+/** {@code %msg} with its control characters escaped ({@link LogText}): a logged id cannot end the line or forge another. */
+public final class EscapedMessageConverter extends MessageConverter {
+
+    @Override
+    public String convert(ILoggingEvent event) {
+        return LogText.escape(super.convert(event));
+    }
+}
