@@ -112,7 +112,8 @@ public final class RegistryRoutes {
                 error(ctx, e.getStatus(), e.getStatus(), "HTTP " + e.getStatus() + " " + reasonPhrase(e.getStatus())));
         config.routes.exception(Exception.class, (e, ctx) -> {
             log.error("Schema registry request {} {} failed", ctx.method(), ctx.path(), e);
-            error(ctx, 500, 50001, "Internal error: " + e.getMessage());
+            // The message of an unexpected exception shows internals; the log above has it, with the stack.
+            error(ctx, 500, 50001, "Internal error in the schema registry; its log has the details");
         });
     }
 

@@ -5,6 +5,7 @@ import dev.tspipe.ingest.influx.InfluxMapping;
 import dev.tspipe.ingest.influx.LineProtocolException;
 import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.query.ApiException;
+import dev.tspipe.schemas.ErrorText;
 import dev.tspipe.schemas.Reading;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -170,7 +171,9 @@ public final class HttpWrites {
             if (cause instanceof BufferExhaustedException) {
                 throw ApiException.tooManyRequests("the producer's buffer is full; retry the whole body in a moment");
             }
-            throw ApiException.unavailable("Kafka did not take every reading (" + cause + "); retry the whole body: "
+            // The client gets the failure in words; the class names of Kafka's and the serde's exceptions say nothing to it.
+            throw ApiException.unavailable("Kafka did not take every reading (" + ErrorText.describe(cause, "no reason given")
+                    + "); retry the whole body: "
                     + "readings already written are overwritten with the same values");
         } catch (TimeoutException e) {
             throw ApiException.unavailable("Kafka did not acknowledge the readings within " + ACK_TIMEOUT.toSeconds()

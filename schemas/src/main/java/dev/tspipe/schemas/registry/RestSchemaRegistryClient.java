@@ -3,6 +3,7 @@ package dev.tspipe.schemas.registry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tspipe.schemas.ErrorText;
 import org.apache.avro.Schema;
 
 import java.io.IOException;
@@ -152,12 +153,22 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
         }
     }
 
+    /** An I/O failure in words (the registry's client error names no Java class): what failed, then the detail, if any. */
     private static String describe(IOException e) {
-        String message = e.getMessage();
-        if (message == null && e.getCause() != null) {
-            message = e.getCause().toString();
+        String what;
+        if (e instanceof java.net.ConnectException) {
+            what = "connection refused";
+        } else if (e instanceof java.net.http.HttpTimeoutException) {
+            what = "timed out";
+        } else if (e instanceof java.net.UnknownHostException) {
+            what = "unknown host";
+        } else if (e instanceof javax.net.ssl.SSLException) {
+            what = "TLS failed";
+        } else {
+            what = "I/O error";
         }
-        return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+        String detail = ErrorText.describe(e, "");
+        return detail.isEmpty() || detail.equalsIgnoreCase(what) ? what : what + ": " + detail;
     }
 
     private static String encode(String subject) {
