@@ -4,11 +4,13 @@ import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.ingest.influx.InfluxMapping;
 import dev.tspipe.ingest.prometheus.RemoteWrite;
+import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.Topics;
 import dev.tspipe.query.auth.ApiTokens;
 import dev.tspipe.query.auth.BearerTokens;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.auth.TokenFile;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
 
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
@@ -22,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -49,6 +52,7 @@ import java.util.concurrent.Callable;
                 "  tspipe demo",
                 "  tspipe demo --kafka-port 19092 --controller-port 19093 --data-dir /tmp/tspipe",
                 "  tspipe demo --registry-port 18081",
+                "  tspipe demo --auth-tokens tokens --multi-tenant --tenants acme,globex --data-dir /tmp/tspipe-tenants",
                 "  curl http://127.0.0.1:8081/subjects      # the schema registry's subjects"
         })
 final class DemoCommand implements Callable<Integer> {
@@ -90,6 +94,17 @@ final class DemoCommand implements Callable<Integer> {
                     + "registry's writes; tspipe tokens create --tenant '*' --append FILE makes one.")
     Path authTokens;
 
+    @Option(names = "--multi-tenant",
+            description = "Run multi-tenant, as tspipe.multi.tenant=true does for a node: every reading has a tenant, and "
+                    + "a token bound to a tenant reads and writes only that tenant's series. The demo's load spreads its "
+                    + "devices over --tenants. A data folder of a single-tenant run needs a new --data-dir.")
+    boolean multiTenant;
+
+    @Option(names = "--tenants", paramLabel = "TENANT[,TENANT...]", split = ",", defaultValue = "acme,globex",
+            description = "With --multi-tenant: the tenants of the demo's load, device-00000 the first's, device-00001 "
+                    + "the second's, and so on round (default: ${DEFAULT-VALUE}).")
+    List<String> tenants;
+
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "data",
             description = "Folder for all demo data; kept between runs (default: ./${DEFAULT-VALUE}).")
     Path dataDir;
@@ -104,11 +119,15 @@ final class DemoCommand implements Callable<Integer> {
         requireFreePort(registryPort, "--registry-port");
         requireFreePort(httpPort, "--http-port");
         Path kafkaDir = dataDir.resolve("kafka").toAbsolutePath().normalize();
+        List<String> loadTenants = multiTenant ? tenants : List.of();
+        if (multiTenant && tenants.stream().anyMatch(tenant -> tenant.isBlank() || tenant.contains("/"))) {
+            throw new UserError("--tenants must name tenants, comma-separated, none empty or with a '/': " + tenants);
+        }
 
         try (ProcessLifecycle lifecycle = new ProcessLifecycle()) {
             // With tokens, the registry's writes need a write token: the users' from the file, or the load generator's
             // own, made for this run and never shown.
-            TokenFile tokens = authTokens == null ? null : lifecycle.register("tokens file", openTokens(authTokens));
+            TokenFile tokens = authTokens == null ? null : lifecycle.register("tokens file", openTokens(authTokens, multiTenant));
             String generatorToken = tokens == null ? null : ApiTokens.newToken(new SecureRandom());
             EmbeddedKafka kafka = lifecycle.register("Kafka broker", EmbeddedKafka.builder()
                     .port(kafkaPort)
@@ -125,15 +144,23 @@ final class DemoCommand implements Callable<Integer> {
             EmbeddedSchemaRegistry registry = lifecycle.register("schema registry", registryBuilder.start());
 
             TopicSetup.createMissing(kafka.clientConfig(), Topics.READINGS, partitions, Topics.READINGS_DLQ, Topics.DEVICES);
+            Properties nodeSettings = new Properties();
+            nodeSettings.put(PipelineConfig.MULTI_TENANT, Boolean.toString(multiTenant));
+            if (generatorToken != null) {
+                // The node's serializer registers the schema of HTTP writes in the demo's registry: it takes the
+                // demo's own write token, as the load generator does (without it every HTTP write failed, 503).
+                nodeSettings.put(AvroSerdeConfig.BEARER_AUTH_CREDENTIALS_SOURCE, "STATIC_TOKEN");
+                nodeSettings.put(AvroSerdeConfig.BEARER_AUTH_TOKEN, generatorToken);
+            }
             TspipeNode node = lifecycle.register("tspipe node", TspipeNode.start(new TspipeNode.Settings(
                     kafka.bootstrapServers(), registry.url(), "tspipe-demo", EmbeddedKafka.HOST, httpPort, EmbeddedKafka.HOST,
                     dataDir.resolve("state").toAbsolutePath().normalize().toString(), Topics.READINGS, Topics.READINGS_DLQ,
-                    Topics.DEVICES, StreamsConfig.EXACTLY_ONCE_V2, 1, 0, new Properties(), Optional.ofNullable(authTokens), Optional.empty(), Map.of(),
+                    Topics.DEVICES, StreamsConfig.EXACTLY_ONCE_V2, 1, 0, nodeSettings, Optional.ofNullable(authTokens), Optional.empty(), Map.of(),
                     InfluxMapping.DEFAULT, RemoteWrite.defaults())));
 
             if (rate > 0) {
                 lifecycle.register("load generator", DemoLoad.start(kafka.bootstrapServers(), registry.url(), generatorToken,
-                        Topics.READINGS, devices, metrics, rate));
+                        Topics.READINGS, devices, metrics, rate, loadTenants));
             }
 
             PrintWriter out = spec.commandLine().getOut();
@@ -148,6 +175,10 @@ final class DemoCommand implements Callable<Integer> {
             out.printf("  Prometheus API           %s/prometheus (Grafana's Prometheus data source: docs/grafana.md)%n", node.url());
             out.printf("  Load                     %s%n", rate > 0
                     ? String.format("%,d readings/s over %d devices x %d metrics", rate, devices, metrics) : "none (--rate 0)");
+            if (multiTenant) {
+                out.printf("  Tenants                  %s (multi-tenant; a tenant's token reads its own devices only)%n",
+                        String.join(", ", loadTenants));
+            }
             out.println();
             out.println("Try:");
             String curl = authTokens == null ? "curl" : "curl -H \"Authorization: Bearer $TOKEN\"";
@@ -166,9 +197,9 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static TokenFile openTokens(Path file) {
+    private static TokenFile openTokens(Path file, boolean multiTenant) {
         try {
-            return TokenFile.open(file, false, TokenFile.DEFAULT_POLL);
+            return TokenFile.open(file, multiTenant, TokenFile.DEFAULT_POLL);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage() + "; check --auth-tokens");
         }

@@ -2,6 +2,7 @@ package dev.tspipe.app;
 
 import dev.tspipe.ingest.ReadingGenerator;
 import dev.tspipe.ingest.ReadingProducer;
+import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.slf4j.Logger;
@@ -9,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -24,15 +26,21 @@ final class DemoLoad implements AutoCloseable {
     private final Thread thread;
     private volatile boolean stop;
 
-    private DemoLoad(ReadingProducer producer, ReadingGenerator generator, int rate) {
+    private final List<String> tenants;
+
+    private DemoLoad(ReadingProducer producer, ReadingGenerator generator, int rate, List<String> tenants) {
         this.producer = producer;
+        this.tenants = List.copyOf(tenants);
         this.thread = new Thread(() -> run(generator, rate), "demo-load");
         thread.setDaemon(true);
     }
 
-    /** @param registryToken a bearer token for the registry's writes (the demo's schema), or null when they are open */
+    /**
+     * @param registryToken a bearer token for the registry's writes (the demo's schema), or null when they are open
+     * @param tenants       the tenants the devices are dealt to in turn (device-00000 the first's), or none: single-tenant
+     */
     static DemoLoad start(String bootstrapServers, String registryUrl, String registryToken, String topic, int devices,
-                          int metrics, int rate) {
+                          int metrics, int rate, List<String> tenants) {
         ReadingGenerator generator = new ReadingGenerator(ReadingGenerator.Options.of(devices, metrics, rate, Instant.now()));
         Map<String, Object> settings = new HashMap<>();
         settings.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -41,7 +49,7 @@ final class DemoLoad implements AutoCloseable {
             settings.put(AvroSerdeConfig.BEARER_AUTH_CREDENTIALS_SOURCE, "STATIC_TOKEN");
             settings.put(AvroSerdeConfig.BEARER_AUTH_TOKEN, registryToken);
         }
-        DemoLoad load = new DemoLoad(ReadingProducer.create(topic, settings), generator, rate);
+        DemoLoad load = new DemoLoad(ReadingProducer.create(topic, settings), generator, rate, tenants);
         load.thread.start();
         return load;
     }
@@ -55,13 +63,23 @@ final class DemoLoad implements AutoCloseable {
                     TimeUnit.MILLISECONDS.sleep(2);
                     continue;
                 }
-                producer.send(generator.next());
+                producer.send(withTenant(generator.next()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             log.error("The demo's load generator stopped", e);
         }
+    }
+
+    /** The reading with its device's tenant: the generator's devices are device-NNNNN, dealt to the tenants in turn. */
+    private Reading withTenant(Reading reading) {
+        if (!tenants.isEmpty()) {
+            String id = reading.getDeviceId();
+            int number = Integer.parseInt(id.substring(id.lastIndexOf('-') + 1));
+            reading.setTenant(tenants.get(number % tenants.size()));
+        }
+        return reading;
     }
 
     @Override

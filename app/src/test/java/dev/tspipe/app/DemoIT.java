@@ -136,7 +136,74 @@ class DemoIT {
         assertThat(anonymous.body()).contains("\"error_code\":401");
         assertThat(post(registryUrl + "/subjects/s-value/versions", schema, reader).statusCode()).isEqualTo(401);
         assertThat(post(registryUrl + "/subjects/s-value/versions", schema, writer).statusCode()).isEqualTo(200);
+
+        // An HTTP write: the node's serializer registers its schema in the demo's registry with the demo's own token
+        // (it had none, and every write answered 503).
+        long now = System.currentTimeMillis();
+        HttpResponse<String> write = write(queryUrl, "room,host=web-9 temp=21.5 " + now, writer, "b");
+        assertThat(write.statusCode()).as(write.body()).isEqualTo(204);
+        String written = queryUrl + "/api/v1/series/web-9/room.temp/latest";
+        awaitStatus(written, reader, 200);
+        assertThat(get(written, reader).body()).contains("\"value\":21.5", "\"timestamp\":" + now);
         demo.stopWithSigterm(HANG_GUARD);
+    }
+
+    /**
+     * {@code tspipe demo --multi-tenant} with tokens bound to tenants: the demo starts (a tenant-bound token made it exit 2),
+     * its load is dealt to acme and globex, and each tenant reads and writes only its own series.
+     */
+    @Test
+    void multiTenantDemoServesEachTenantItsOwnSeries() throws Exception {
+        int httpPort = FreePorts.next();
+        String queryUrl = "http://127.0.0.1:" + httpPort;
+        String acme = ApiTokens.newToken(new SecureRandom());
+        String globex = ApiTokens.newToken(new SecureRandom());
+        Path tokens = Files.write(workDir.resolve("tenant-tokens"), List.of(
+                ApiTokens.line(acme, new Grant("acme", Scope.WRITE, "acme")),
+                ApiTokens.line(globex, new Grant("globex", Scope.WRITE, "globex"))));
+        JarProcess demo = JarProcess.start("demo-tenants", null, "demo",
+                "--kafka-port", Integer.toString(FreePorts.next()), "--controller-port", Integer.toString(FreePorts.next()),
+                "--registry-port", Integer.toString(FreePorts.next()), "--http-port", Integer.toString(httpPort),
+                "--data-dir", workDir.resolve("data-tenants").toString(), "--rate", "100", "--devices", "4",
+                "--auth-tokens", tokens.toString(), "--multi-tenant");
+        started.add(demo);
+        assertThat(demo.awaitLineContaining("Tenants", HANG_GUARD)).contains("acme, globex");
+        awaitReady(queryUrl + "/ready", HANG_GUARD);
+
+        // The load: device-00000 is acme's, device-00001 globex's.
+        String acmeDevice = queryUrl + "/api/v1/series/device-00000/temperature/latest";
+        String globexDevice = queryUrl + "/api/v1/series/device-00001/temperature/latest";
+        awaitStatus(acmeDevice, acme, 200);
+        awaitStatus(globexDevice, globex, 200);
+        assertThat(get(globexDevice, acme).statusCode()).as("globex's device, asked with acme's token").isEqualTo(404);
+        assertThat(get(acmeDevice, globex).statusCode()).as("acme's device, asked with globex's token").isEqualTo(404);
+
+        // The same device id written by both tenants: two series, each read by its own tenant only.
+        long now = System.currentTimeMillis();
+        assertThat(write(queryUrl, "room,host=shared temp=1 " + now, acme, "acme").statusCode()).isEqualTo(204);
+        assertThat(write(queryUrl, "room,host=shared temp=2 " + now, globex, "").statusCode()).isEqualTo(204);
+        assertThat(write(queryUrl, "room,host=shared temp=3 " + now, acme, "globex").statusCode())
+                .as("acme's token naming globex's bucket").isEqualTo(403);
+        String shared = queryUrl + "/api/v1/series/shared/room.temp/latest";
+        awaitStatus(shared, acme, 200);
+        awaitStatus(shared, globex, 200);
+        assertThat(get(shared, acme).body()).contains("\"value\":1.0");
+        assertThat(get(shared, globex).body()).contains("\"value\":2.0");
+        demo.stopWithSigterm(HANG_GUARD);
+    }
+
+    private static HttpResponse<String> write(String queryUrl, String lines, String token, String bucket) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(queryUrl + "/api/v2/write?org=o&bucket=" + bucket + "&precision=ms"))
+                .header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString(lines)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void awaitStatus(String url, String token, int status) throws Exception {
+        long deadline = System.nanoTime() + HANG_GUARD.toNanos();
+        while (get(url, token).statusCode() != status && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertThat(get(url, token).statusCode()).as(url).isEqualTo(status);
     }
 
     private static HttpResponse<String> get(String url, String token) throws Exception {
