@@ -1,6 +1,7 @@
 package dev.tspipe.embedded;
 
 import dev.tspipe.embedded.registry.RegistryRoutes;
+import dev.tspipe.embedded.registry.RegistryServer;
 import dev.tspipe.embedded.registry.RegistryUsers;
 import dev.tspipe.embedded.registry.SchemasTopic;
 import dev.tspipe.schemas.registry.SchemaRegistryCore;
@@ -8,14 +9,7 @@ import dev.tspipe.schemas.registry.SchemaRegistryCore;
 import dev.tspipe.schemas.tls.PemFiles;
 import io.javalin.Javalin;
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.eclipse.jetty.http.HttpVersion;
-import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.SecureRequestCustomizer;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -184,29 +178,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
                 SchemaRegistryCore core = new SchemaRegistryCore(journal);
                 journal.replayInto(core);
                 RegistryRoutes routes = new RegistryRoutes(core, Optional.ofNullable(users), Optional.ofNullable(writers));
-                Javalin http = Javalin.create(config -> {
-                    config.startup.showJavalinBanner = false;
-                    config.startup.showOldJavalinVersionWarning = false;
-                    config.jetty.host = host;
-                    config.jetty.port = port;
-                    config.jetty.threadPool = threadPool();
-                    if (serverTls != null) {
-                        // The only connector: Javalin adds its plain HTTP one only when none is configured.
-                        config.jetty.addConnector((server, httpConfig) -> {
-                            HttpConfiguration https = new HttpConfiguration(httpConfig);
-                            SecureRequestCustomizer secure = new SecureRequestCustomizer();
-                            secure.setSniHostCheck(false);
-                            https.addCustomizer(secure);
-                            ServerConnector connector = new ServerConnector(server,
-                                    new SslConnectionFactory(serverTls, HttpVersion.HTTP_1_1.asString()),
-                                    new HttpConnectionFactory(https));
-                            connector.setHost(host);
-                            connector.setPort(port);
-                            return connector;
-                        });
-                    }
-                    routes.addTo(config);
-                }).start();
+                Javalin http = RegistryServer.start(routes, host, port, Optional.ofNullable(serverTls));
                 EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(http, journal, host, http.port(),
                         serverTls == null ? "http" : "https");
                 log.info("Schema registry ready on {} (journal topic {} on {})", registry.url(), topic, bootstrapServers);
@@ -215,12 +187,6 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
                 journal.close();
                 throw e;
             }
-        }
-
-        private static QueuedThreadPool threadPool() {
-            QueuedThreadPool pool = new QueuedThreadPool(16, 2);
-            pool.setName("schema-registry");
-            return pool;
         }
     }
 }

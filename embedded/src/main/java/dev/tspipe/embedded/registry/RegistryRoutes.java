@@ -11,11 +11,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -43,6 +46,15 @@ public final class RegistryRoutes {
             CONTENT_TYPE, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream");
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The largest request body read, in bytes (1 MiB): a schema fits many times over. */
+    public static final int MAX_BODY_BYTES = 1 << 20;
+
+    /** Sent with every answer so that a browser never takes an answer for HTML or script. */
+    public static final String NOSNIFF_HEADER = "X-Content-Type-Options";
+    public static final String NOSNIFF = "nosniff";
+
+    private static final List<String> METHOD_OVERRIDE_HEADERS = List.of("X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override");
 
     /** Confluent's answer to a request without valid credentials: status and {@code error_code} 401. */
     static final int UNAUTHORIZED = 401;
@@ -74,35 +86,26 @@ public final class RegistryRoutes {
                 throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED, "Unauthorized");
             }
         }));
-        writers.ifPresent(allowed -> config.routes.before(ctx -> {
-            String method = ctx.method().name();
-            // Registering, deleting and setting levels change the registry; a lookup and a compatibility test (POSTs) do not.
-            boolean change = method.equals("DELETE") || method.equals("PUT")
-                    || method.equals("POST") && ctx.path().startsWith("/subjects/") && ctx.path().endsWith("/versions");
-            if (change && !allowed.test(ctx.header("Authorization"))) {
-                ctx.header("WWW-Authenticate", "Bearer realm=\"tspipe-schema-registry\"");
-                throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED,
-                        "Unauthorized: changing schemas needs 'Authorization: Bearer <token>' of scope write");
-            }
-        }));
+        config.routes.before(RegistryRoutes::refuseMethodOverride);
+        config.routes.before(RegistryRoutes::refuseLargeDeclaredBody);
         config.routes.before(this::requireAcceptedContentType);
 
         config.routes.get("/subjects", ctx -> respond(ctx, core.subjects()));
-        config.routes.post("/subjects/{subject}/versions", this::register);
+        config.routes.post("/subjects/{subject}/versions", change(this::register));
         config.routes.post("/subjects/{subject}", this::lookup);
         config.routes.get("/subjects/{subject}/versions", ctx -> respond(ctx, core.versions(ctx.pathParam("subject"))));
         config.routes.get("/subjects/{subject}/versions/{version}",
                 ctx -> respond(ctx, schemaJson(core.version(ctx.pathParam("subject"), ctx.pathParam("version")))));
-        config.routes.delete("/subjects/{subject}", this::deleteSubject);
+        config.routes.delete("/subjects/{subject}", change(this::deleteSubject));
         config.routes.get("/schemas/ids/{id}", this::schemaById);
 
         config.routes.get("/config", ctx -> respond(ctx, levelJson("compatibilityLevel", core.globalCompatibility())));
-        config.routes.put("/config", ctx -> respond(ctx, levelJson("compatibility",
-                core.setCompatibility(null, compatibilityOf(ctx)))));
+        config.routes.put("/config", change(ctx -> respond(ctx, levelJson("compatibility",
+                core.setCompatibility(null, compatibilityOf(ctx))))));
         config.routes.get("/config/{subject}", ctx -> respond(ctx, levelJson("compatibilityLevel",
                 core.subjectCompatibility(ctx.pathParam("subject"), "true".equalsIgnoreCase(ctx.queryParam("defaultToGlobal"))))));
-        config.routes.put("/config/{subject}", ctx -> respond(ctx, levelJson("compatibility",
-                core.setCompatibility(ctx.pathParam("subject"), compatibilityOf(ctx)))));
+        config.routes.put("/config/{subject}", change(ctx -> respond(ctx, levelJson("compatibility",
+                core.setCompatibility(ctx.pathParam("subject"), compatibilityOf(ctx))))));
 
         config.routes.post("/compatibility/subjects/{subject}/versions/{version}", this::testCompatibility);
 
@@ -115,6 +118,48 @@ public final class RegistryRoutes {
             // The message of an unexpected exception shows internals; the log above has it, with the stack.
             error(ctx, 500, 50001, "Internal error in the schema registry; its log has the details");
         });
+    }
+
+    /**
+     * The handler of a route that changes the registry, behind the write check. The check sits on the route, not in a
+     * filter that matches paths, so every spelling of a path that reaches the handler ({@code /versions/},
+     * {@code //versions}, ...) passes it; a lookup and a compatibility test (POSTs that change nothing) are reads.
+     */
+    private Handler change(Handler handler) {
+        if (writers.isEmpty()) {
+            return handler;
+        }
+        Predicate<String> allowed = writers.get();
+        return ctx -> {
+            if (!allowed.test(ctx.header("Authorization"))) {
+                ctx.header("WWW-Authenticate", "Bearer realm=\"tspipe-schema-registry\"");
+                throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED,
+                        "Unauthorized: changing schemas needs 'Authorization: Bearer <token>' of scope write");
+            }
+            handler.handle(ctx);
+        };
+    }
+
+    /** Javalin would route a POST carrying one of these as the method it names, past what the method alone allows. */
+    private static void refuseMethodOverride(Context ctx) {
+        for (String header : METHOD_OVERRIDE_HEADERS) {
+            if (ctx.header(header) != null) {
+                throw new InvalidRequestException(400, "The header " + header + " is not accepted by this registry; "
+                        + "send the request with its own HTTP method (DELETE, PUT, ...) instead");
+            }
+        }
+    }
+
+    /** A declared length over the bound is refused before a byte is read; {@link #body} bounds the bytes it reads. */
+    private static void refuseLargeDeclaredBody(Context ctx) {
+        if (ctx.req().getContentLengthLong() > MAX_BODY_BYTES) {
+            throw tooLarge();
+        }
+    }
+
+    private static InvalidRequestException tooLarge() {
+        return new InvalidRequestException(413, "The request body is larger than " + MAX_BODY_BYTES
+                + " bytes, the most this registry reads; a schema must fit in it");
     }
 
     private void register(Context ctx) {
@@ -205,9 +250,11 @@ public final class RegistryRoutes {
     private static JsonNode body(Context ctx) {
         JsonNode body;
         try {
-            body = JSON.readTree(ctx.body());
+            body = JSON.readTree(boundedBody(ctx));
         } catch (JsonProcessingException e) {
             throw new InvalidRequestException(400, "The request body is not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the request body", e);
         }
         if (body == null || body.isMissingNode()) {
             throw new InvalidRequestException(422, "The request needs a JSON object body");
@@ -216,6 +263,15 @@ public final class RegistryRoutes {
             throw new InvalidRequestException(422, "The request body must be a JSON object, not " + body.getNodeType().name().toLowerCase(Locale.ROOT));
         }
         return body;
+    }
+
+    /** Counts the bytes read, not a declared length, so a chunked body (no Content-Length) is bounded too. */
+    private static byte[] boundedBody(Context ctx) throws IOException {
+        byte[] bytes = ctx.req().getInputStream().readNBytes(MAX_BODY_BYTES + 1);
+        if (bytes.length > MAX_BODY_BYTES) {
+            throw tooLarge();
+        }
+        return bytes;
     }
 
     private static ObjectNode schemaJson(RegisteredSchema schema) {
@@ -235,17 +291,22 @@ public final class RegistryRoutes {
 
     private static void respond(Context ctx, Object body) {
         try {
-            ctx.status(200).contentType(CONTENT_TYPE).result(JSON.writeValueAsString(body));
+            ctx.status(200).contentType(CONTENT_TYPE).header(NOSNIFF_HEADER, NOSNIFF).result(JSON.writeValueAsString(body));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("Could not write a response", e);
         }
     }
 
     private static void error(Context ctx, int status, int errorCode, String message) {
+        ctx.status(status).contentType(CONTENT_TYPE).header(NOSNIFF_HEADER, NOSNIFF).result(errorJson(errorCode, message));
+    }
+
+    /** Confluent's error body, {@code {"error_code": N, "message": "..."}}; {@link RegistryErrorPage} writes Jetty's errors in it. */
+    static String errorJson(int errorCode, String message) {
         ObjectNode body = JSON.createObjectNode();
         body.put("error_code", errorCode);
         body.put("message", message);
-        ctx.status(status).contentType(CONTENT_TYPE).result(body.toString());
+        return body.toString();
     }
 
     private static String reasonPhrase(int status) {
