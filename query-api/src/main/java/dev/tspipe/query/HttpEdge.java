@@ -1,0 +1,22 @@
+package dev.tspipe.query;
+
+import org.eclipse.jetty.server.HttpConfiguration;
+
+/**
+ * What every connector of the query API does to every request and answer at Jetty's level, before Javalin or a route
+ * sees them (docs/security.md, "Limits"). One {@link HttpConfiguration} serves the plain and the HTTPS connector.
+ */
+final class HttpEdge {
+
+    private HttpEdge() {
+    }
+
+    /** Sets the edge's rules on {@code httpConfig}, which the connectors are then made from. */
+    static void configure(HttpConfiguration httpConfig) {
+        httpConfig.setRequestHeaderSize(JsonErrorPages.REQUEST_HEADER_BYTES);
+        httpConfig.setSendServerVersion(false);
+        // Jetty's header cache, by default case-insensitive, hands a header line that equals a previous one but for
+        // case the previous one's value: a case variant of a bearer token would pass as the token itself.
+        httpConfig.setHeaderCacheCaseSensitive(true);
+    }
+}
