@@ -108,6 +108,30 @@ class SecuredEdgeTest {
         }
     }
 
+    @Test
+    void aMethodOverrideHeaderIsRefusedInTheRoutesErrorDialect() throws IOException {
+        String token = TOKENS.get(Scope.ADMIN);
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            for (String header : MethodOverride.HEADERS) {
+                String headers = "Authorization: Bearer " + token + "\r\n" + header + ": POST\r\n";
+                RawHttp.Answer tspipe = http.exchange(request("GET", "/api/v1/stats/partitions", headers, ""), false);
+                assertThat(tspipe.status()).as(header + ": " + tspipe.text()).isEqualTo(400);
+                assertThat(json(tspipe).path("error").asText()).isEqualTo("bad-parameter");
+                assertThat(json(tspipe).path("message").asText()).startsWith(header + ": ").contains("does not accept");
+
+                RawHttp.Answer prometheus = http.exchange(request("GET", "/prometheus/api/v1/query?query=up", headers, ""),
+                        false);
+                assertThat(prometheus.status()).as(header + ": " + prometheus.text()).isEqualTo(400);
+                assertThat(json(prometheus).path("status").asText()).isEqualTo("error");
+                assertThat(json(prometheus).path("errorType").asText()).isEqualTo("bad_data");
+                assertThat(json(prometheus).path("error").asText()).startsWith(header + ": ");
+            }
+            String health = "X-HTTP-Method-Override: GET\r\n";
+            assertThat(http.exchange(request("POST", "/health", health, ""), false).status())
+                    .as("a POST that asks to be a GET").isEqualTo(400);
+        }
+    }
+
     private static byte[] get(String path, String token) {
         return request("GET", path, token == null ? "" : "Authorization: Bearer " + token + "\r\n", "");
     }
