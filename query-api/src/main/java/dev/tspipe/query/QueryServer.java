@@ -530,6 +530,7 @@ public final class QueryServer implements AutoCloseable {
                 }
             });
             config.routes.before(ctx -> {
+                MethodOverride.refuse(ctx);
                 UriCheck.requireWellFormedPath(ctx.path());
                 UriCheck.requireWellFormedQuery(ctx.queryString());
                 boolean write = writes != null && WRITE_PATHS.contains(ctx.path());

@@ -24,7 +24,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -106,6 +109,67 @@ class SecuredEdgeTest {
             RawHttp.Answer variant = http.exchange(get("/metrics", caseSwapped(token)), false);
             assertThat(variant.status()).as(variant.text()).isEqualTo(401);
         }
+    }
+
+    @Test
+    void aMethodOverrideHeaderIsRefusedInTheRoutesErrorDialect() throws IOException {
+        String token = TOKENS.get(Scope.ADMIN);
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            for (String header : MethodOverride.HEADERS) {
+                String headers = "Authorization: Bearer " + token + "\r\n" + header + ": POST\r\n";
+                RawHttp.Answer tspipe = http.exchange(request("GET", "/api/v1/stats/partitions", headers, ""), false);
+                assertThat(tspipe.status()).as(header + ": " + tspipe.text()).isEqualTo(400);
+                assertThat(json(tspipe).path("error").asText()).isEqualTo("bad-parameter");
+                assertThat(json(tspipe).path("message").asText()).startsWith(header + ": ").contains("does not accept");
+
+                RawHttp.Answer prometheus = http.exchange(request("GET", "/prometheus/api/v1/query?query=up", headers, ""),
+                        false);
+                assertThat(prometheus.status()).as(header + ": " + prometheus.text()).isEqualTo(400);
+                assertThat(json(prometheus).path("status").asText()).isEqualTo("error");
+                assertThat(json(prometheus).path("errorType").asText()).isEqualTo("bad_data");
+                assertThat(json(prometheus).path("error").asText()).startsWith(header + ": ");
+            }
+            String health = "X-HTTP-Method-Override: GET\r\n";
+            assertThat(http.exchange(request("POST", "/health", health, ""), false).status())
+                    .as("a POST that asks to be a GET").isEqualTo(400);
+        }
+    }
+
+    @Test
+    void everyAnswerSaysNosniff() throws IOException {
+        String read = "Authorization: Bearer " + TOKENS.get(Scope.READ) + "\r\n";
+        String script = "/api/v1/series/%3Cimg%20src=x%20onerror=alert(1)%3E/x";
+        Map<String, byte[]> requests = new LinkedHashMap<>();
+        requests.put("a 200", get("/metrics", TOKENS.get(Scope.ADMIN)));
+        requests.put("a 401", get("/api/v1/stats/partitions", null));
+        requests.put("a route's 404 that echoes the path", request("GET", script + "/latestx", read, ""));
+        requests.put("a read of a series named as a script", request("GET", script + "/latest", read, ""));
+        requests.put("the console page", get(Console.PAGE, null));
+        requests.put("the console script", get("/console/console.js", null));
+        requests.put("a 405", request("PUT", "/health", "", ""));
+        requests.put("OPTIONS", request("OPTIONS", "/health", "", ""));
+        requests.put("a 400 of a method override", request("GET", "/health", "X-HTTP-Method: PUT\r\n", ""));
+        requests.put("Jetty's 400 for a header line without a colon", request("GET", "/health", "No colon here\r\n", ""));
+        requests.put("Jetty's 400 for an HTTP version it does not speak",
+                "GET /health HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        requests.put("Jetty's 431", request("GET", "/health", "X-Big: " + "x".repeat(JsonErrorPages.REQUEST_HEADER_BYTES)
+                + "\r\n", ""));
+        List<String> missing = new ArrayList<>();
+        for (Map.Entry<String, byte[]> request : requests.entrySet()) {
+            try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+                RawHttp.Answer answer = http.exchange(request.getValue(), false);
+                if (!"nosniff".equals(answer.header("X-Content-Type-Options"))) {
+                    missing.add(request.getKey() + " (" + answer.status() + ")");
+                }
+            }
+        }
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            RawHttp.Answer head = http.exchange(request("HEAD", "/health", "", ""), true);
+            if (!"nosniff".equals(head.header("X-Content-Type-Options"))) {
+                missing.add("HEAD (" + head.status() + ")");
+            }
+        }
+        assertThat(missing).as("answers without X-Content-Type-Options: nosniff").isEmpty();
     }
 
     private static byte[] get(String path, String token) {
