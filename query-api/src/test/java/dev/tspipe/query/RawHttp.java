@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
@@ -19,13 +20,23 @@ import java.util.TreeMap;
 final class RawHttp implements AutoCloseable {
 
     /** An answer: status, headers by lower-case name, body. */
-    record Answer(int status, Map<String, String> headers, byte[] body) {
+    record Answer(String version, int status, Map<String, String> headers, byte[] body) {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
 
         String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+
+        /**
+         * Whether the server keeps the connection open after this answer (RFC 9112, 9.3): not after
+         * {@code Connection: close}, and after an HTTP/1.0 answer only with {@code Connection: keep-alive}.
+         */
+        boolean keepsAlive() {
+            String connection = header("connection");
+            String tokens = connection == null ? "" : connection.toLowerCase(Locale.ROOT);
+            return !tokens.contains("close") && (!version.equals("HTTP/1.0") || tokens.contains("keep-alive"));
         }
     }
 
@@ -42,21 +53,12 @@ final class RawHttp implements AutoCloseable {
         this.port = port;
     }
 
-    /** Sends {@code request} and reads one answer; {@code head} when the request was a HEAD (an answer without body). */
+    /**
+     * Sends {@code request} and reads one answer; {@code head} when the request was a HEAD (an answer without body).
+     * A kept-alive connection is used again unless the server said it closes it: a connection that the server then
+     * closes without an answer is the server's fault, and throws {@link ClosedWithoutAnswer} (nothing is sent again).
+     */
     Answer exchange(byte[] request, boolean head) throws IOException {
-        boolean reused = socket != null;
-        try {
-            return send(request, head);
-        } catch (ClosedWithoutAnswer e) {
-            if (!reused) {
-                throw e;
-            }
-            // The server closed the idle keep-alive connection meanwhile: once more on a new one.
-            return send(request, head);
-        }
-    }
-
-    private Answer send(byte[] request, boolean head) throws IOException {
         if (socket == null) {
             socket = new Socket();
             socket.connect(new InetSocketAddress(host, port), 5_000);
@@ -72,27 +74,34 @@ final class RawHttp implements AutoCloseable {
             // The server may answer and close before reading an oversized request to its end.
         }
         Answer answer = read(head);
-        String connection = answer.header("connection");
         // After a HEAD the connection is not reused: a server that could not parse the request line does not
         // know it was a HEAD, answers with a body and closes, which this client could not tell from a
         // Content-Length without body.
-        if (head || answer.status() == 101 || connection != null && connection.toLowerCase(Locale.ROOT).contains("close")) {
+        if (head || answer.status() == 101 || !answer.keepsAlive()) {
             close();
         }
         return answer;
     }
 
-    private static final class ClosedWithoutAnswer extends IOException {
-        ClosedWithoutAnswer() {
-            super("the server closed the connection without an answer");
+    /** The server closed the connection before any byte of an answer. */
+    static final class ClosedWithoutAnswer extends IOException {
+        ClosedWithoutAnswer(SocketException reset) {
+            super("the server closed the connection without an answer" + (reset == null ? "" : " (" + reset.getMessage() + ")"),
+                    reset);
         }
     }
 
     private Answer read(boolean head) throws IOException {
-        String statusLine = line();
+        String statusLine;
+        try {
+            statusLine = line();
+        } catch (SocketException reset) {
+            close();
+            throw new ClosedWithoutAnswer(reset);
+        }
         if (statusLine == null) {
             close();
-            throw new ClosedWithoutAnswer();
+            throw new ClosedWithoutAnswer(null);
         }
         String[] parts = statusLine.split(" ", 3);
         if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
@@ -116,7 +125,7 @@ final class RawHttp implements AutoCloseable {
             body = in.readNBytes(MAX_BODY);
             close();
         }
-        return new Answer(status, headers, body);
+        return new Answer(parts[0], status, headers, body);
     }
 
     private byte[] chunked() throws IOException {
