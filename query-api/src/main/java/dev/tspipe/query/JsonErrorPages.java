@@ -2,6 +2,8 @@ package dev.tspipe.query;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -105,10 +107,19 @@ final class JsonErrorPages {
         return !"HEAD".equals(method);
     }
 
-    /** Sets the status the client gets, {@code nosniff}, and {@code Retry-After} with a 503; returns the status. */
-    private static int prepare(Response response, int jettyStatus) {
+    /**
+     * Sets the status the client gets, {@code nosniff}, {@code Retry-After} with a 503, and {@code Connection: close}
+     * when Jetty closes the connection after this answer; returns the status. For a request Jetty could not parse,
+     * the answer goes out on a stand-in request whose version is HTTP/1.0 (or the HTTP/2.0 that was asked for), so
+     * Jetty's generator writes no {@code Connection: close} under the HTTP/1.1 status line and then closes:
+     * the client, told nothing, would send its next request into a closed socket.
+     */
+    private static int prepare(Request request, Response response, int jettyStatus) {
         int status = statusFor(jettyStatus);
         response.setStatus(status);
+        if (!request.getConnectionMetaData().isPersistent()) {
+            response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+        }
         // A request Jetty could not parse gets no customizer's headers (HttpEdge): its error page sets them itself.
         response.getHeaders().put(HttpEdge.NOSNIFF);
         if (status == HttpStatus.SERVICE_UNAVAILABLE_503) {
@@ -133,7 +144,7 @@ final class JsonErrorPages {
         protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
                                         Callback callback) throws IOException {
             // JSON whatever the request accepts (Jetty's default negotiates HTML, or sends nothing).
-            generateAcceptableResponse(request, response, callback, "application/json", UTF_8, prepare(response, code),
+            generateAcceptableResponse(request, response, callback, "application/json", UTF_8, prepare(request, response, code),
                     message, cause);
         }
 
@@ -164,7 +175,7 @@ final class JsonErrorPages {
         protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
                                         Callback callback) throws IOException {
             // JSON whatever the request accepts (Jetty's default negotiates HTML, or sends nothing).
-            generateAcceptableResponse(request, response, callback, "application/json", UTF_8, prepare(response, code),
+            generateAcceptableResponse(request, response, callback, "application/json", UTF_8, prepare(request, response, code),
                     message, cause);
         }
 
