@@ -212,23 +212,30 @@ class HttpFuzzIT {
         Map<String, Integer> kinds = new TreeMap<>();
         List<String> problems = new ArrayList<>();
         int unanswered = 0;
+        // kept (the default): requests follow one another on a kept-alive connection, as a client's do; each: one
+        // connection per request.
+        boolean connectionEach = "each".equals(System.getProperty("tspipe.fuzz.connections", "kept"));
         long started = System.nanoTime();
         try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
             FuzzRequest previous = null;
             for (int i = 0; i < requests && problems.size() < 20; i++) {
                 FuzzRequest request = generator.next();
                 kinds.merge(request.kind(), 1, Integer::sum);
+                if (connectionEach) {
+                    http.close();
+                }
                 RawHttp.Answer answer;
                 try {
-                    answer = exchangeOnceMore(http, request);
+                    answer = http.exchange(request.bytes(), request.head());
                 } catch (IOException e) {
                     http.close();
-                    // A server may close a connection on an oversized request before its answer is read.
+                    // Nothing is sent twice: a connection closed without an answer is what this test looks for. Only
+                    // a request larger than the server reads may meet a connection closed before its answer is read.
                     if (request.bytes().length <= JsonErrorPages.REQUEST_HEADER_BYTES) {
+                        unanswered++;
                         problems.add("#" + i + " no answer (" + e.getMessage() + ") to " + request.shown()
                                 + (previous == null ? "" : "\n    after " + previous.shown()));
                     }
-                    unanswered++;
                     previous = request;
                     continue;
                 }
@@ -243,10 +250,11 @@ class HttpFuzzIT {
             }
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
-        System.out.println("HttpFuzzIT: " + requests + " requests in " + millis + " ms, by status " + statuses
-                + ", unanswered (closed on an oversized request) " + unanswered + ", by kind " + kinds);
+        System.out.println("HttpFuzzIT: " + requests + " requests (connections " + (connectionEach ? "each" : "kept")
+                + ") in " + millis + " ms, by status " + statuses + ", closed without an answer " + unanswered
+                + ", by kind " + kinds);
         assertThat(problems).as("seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")").isEmpty();
-        assertThat(statuses.values().stream().mapToInt(Integer::intValue).sum() + unanswered).isEqualTo(requests);
+        assertThat(unanswered).as("connections closed without an answer").isZero();
 
         try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
             RawHttp.Answer health = http.exchange(get("/health"), false);
@@ -261,25 +269,6 @@ class HttpFuzzIT {
                 expected.add(BASE + i * 60_000L);
             }
             assertThat(timestamps).isEqualTo(expected);
-        }
-    }
-
-    /**
-     * The answer to {@code request}; a request left without any answer is sent once more on a new connection. A run
-     * here saw one connection closed without an answer to a short malformed request (seed 22194582927346, not
-     * reproduced with that seed): a lost connection is not what this test looks for, a request that never gets an
-     * answer is.
-     */
-    private static RawHttp.Answer exchangeOnceMore(RawHttp http, FuzzRequest request) throws IOException {
-        try {
-            return http.exchange(request.bytes(), request.head());
-        } catch (IOException first) {
-            http.close();
-            if (request.bytes().length > JsonErrorPages.REQUEST_HEADER_BYTES) {
-                throw first;
-            }
-            System.out.println("HttpFuzzIT: no answer (" + first.getMessage() + ") to " + request.shown() + "; sent again");
-            return http.exchange(request.bytes(), request.head());
         }
     }
 
