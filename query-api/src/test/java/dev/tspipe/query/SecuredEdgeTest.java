@@ -18,6 +18,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -30,7 +33,9 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -221,6 +226,38 @@ class SecuredEdgeTest {
         }
         try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
             return http.exchange(request.toByteArray(), false);
+        }
+    }
+
+    /** Each route that needs a token, spelled in ways Jetty or Javalin might read as the route itself. */
+    static Stream<Arguments> everyGuardedRouteSpelledOtherwise() throws IOException {
+        List<Arguments> cases = new ArrayList<>();
+        for (RouteScopesTest.Route route : RouteScopesTest.documentedRoutes()) {
+            if (route.scope().equals("open")) {
+                continue;
+            }
+            String path = route.path().replace("{device}", "dev-1").replace("{metric}", "temp").replace("{name}", "device");
+            int inner = path.indexOf('/', 1);
+            String head = inner < 0 ? path : path.substring(0, inner);
+            String rest = inner < 0 ? "" : path.substring(inner + 1);
+            int letter = path.indexOf('a');
+            List<String> spellings = List.of(path + "/", path + "//", path + "/.", path + "/./", path + ";param",
+                    path + ";param/", path + "%2F", head + "%2F" + rest, path + "/%2e", "/%2e" + path,
+                    head + "/%2e%2e" + path, path.toUpperCase(Locale.ROOT),
+                    head.toUpperCase(Locale.ROOT) + (inner < 0 ? "" : "/" + rest),
+                    letter < 0 ? path + "/" : path.substring(0, letter) + "%61" + path.substring(letter + 1));
+            spellings.forEach(spelled -> cases.add(Arguments.of(route.method(), spelled, route.path())));
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} ({2})")
+    @MethodSource("everyGuardedRouteSpelledOtherwise")
+    void noSpellingOfAGuardedRouteIsServedWithoutAToken(String method, String spelled, String route) throws IOException {
+        String headers = method.equals("POST") ? "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n" : "";
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            RawHttp.Answer answer = http.exchange(request(method, spelled, headers, ""), method.equals("HEAD"));
+            assertThat(answer.status()).as(answer.text()).isGreaterThanOrEqualTo(400).isLessThan(500);
         }
     }
 
