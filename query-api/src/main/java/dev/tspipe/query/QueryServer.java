@@ -808,7 +808,7 @@ public final class QueryServer implements AutoCloseable {
                     String who = forwarded.host().host() + ":" + forwarded.host().port();
                     if (remote.status() != 200) {
                         // A 4xx of the instance that has the partition (too many series, say) is the answer.
-                        throw ApiException.relayed(remote.status(), PrometheusApi.errorMessage(remote.body()));
+                        throw PrometheusApi.relayedError(remote.status(), remote.body());
                     }
                     metrics.forwarded();
                     try {
@@ -1016,7 +1016,7 @@ public final class QueryServer implements AutoCloseable {
             }
             if (ctx.path().startsWith(PROMETHEUS_PREFIX)) {
                 // Prometheus' clients (Grafana, promtool) read its envelope, errors included.
-                ctx.status(status).contentType(JSON_TYPE).result(PrometheusApi.error(status, message));
+                ctx.status(status).contentType(JSON_TYPE).result(PrometheusApi.error(status, code, message));
                 return;
             }
             json(ctx, status, new Answers.Error(code, message));
