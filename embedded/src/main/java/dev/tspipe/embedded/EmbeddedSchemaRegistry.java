@@ -6,16 +6,8 @@ import dev.tspipe.embedded.registry.SchemasTopic;
 import dev.tspipe.schemas.registry.SchemaRegistryCore;
 
 import dev.tspipe.schemas.tls.PemFiles;
-import io.javalin.Javalin;
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.eclipse.jetty.http.HttpVersion;
-import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.SecureRequestCustomizer;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,14 +42,14 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedSchemaRegistry.class);
     private static final String ANY_ADDRESS = "0.0.0.0";
 
-    private final Javalin http;
+    private final RegistryServer http;
     private final SchemasTopic journal;
     private final String host;
     private final int port;
     private final String scheme;
     private boolean closed;
 
-    private EmbeddedSchemaRegistry(Javalin http, SchemasTopic journal, String host, int port, String scheme) {
+    private EmbeddedSchemaRegistry(RegistryServer http, SchemasTopic journal, String host, int port, String scheme) {
         this.scheme = scheme;
         this.http = http;
         this.journal = journal;
@@ -89,7 +81,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
         }
         closed = true;
         try {
-            http.stop();
+            http.close();
         } finally {
             journal.close();
         }
@@ -184,29 +176,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
                 SchemaRegistryCore core = new SchemaRegistryCore(journal);
                 journal.replayInto(core);
                 RegistryRoutes routes = new RegistryRoutes(core, Optional.ofNullable(users), Optional.ofNullable(writers));
-                Javalin http = Javalin.create(config -> {
-                    config.startup.showJavalinBanner = false;
-                    config.startup.showOldJavalinVersionWarning = false;
-                    config.jetty.host = host;
-                    config.jetty.port = port;
-                    config.jetty.threadPool = threadPool();
-                    if (serverTls != null) {
-                        // The only connector: Javalin adds its plain HTTP one only when none is configured.
-                        config.jetty.addConnector((server, httpConfig) -> {
-                            HttpConfiguration https = new HttpConfiguration(httpConfig);
-                            SecureRequestCustomizer secure = new SecureRequestCustomizer();
-                            secure.setSniHostCheck(false);
-                            https.addCustomizer(secure);
-                            ServerConnector connector = new ServerConnector(server,
-                                    new SslConnectionFactory(serverTls, HttpVersion.HTTP_1_1.asString()),
-                                    new HttpConnectionFactory(https));
-                            connector.setHost(host);
-                            connector.setPort(port);
-                            return connector;
-                        });
-                    }
-                    routes.addTo(config);
-                }).start();
+                RegistryServer http = RegistryServer.start(routes, host, port, serverTls);
                 EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(http, journal, host, http.port(),
                         serverTls == null ? "http" : "https");
                 log.info("Schema registry ready on {} (journal topic {} on {})", registry.url(), topic, bootstrapServers);
@@ -215,12 +185,6 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
                 journal.close();
                 throw e;
             }
-        }
-
-        private static QueuedThreadPool threadPool() {
-            QueuedThreadPool pool = new QueuedThreadPool(16, 2);
-            pool.setName("schema-registry");
-            return pool;
         }
     }
 }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import org.slf4j.Logger;
@@ -74,35 +75,24 @@ public final class RegistryRoutes {
                 throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED, "Unauthorized");
             }
         }));
-        writers.ifPresent(allowed -> config.routes.before(ctx -> {
-            String method = ctx.method().name();
-            // Registering, deleting and setting levels change the registry; a lookup and a compatibility test (POSTs) do not.
-            boolean change = method.equals("DELETE") || method.equals("PUT")
-                    || method.equals("POST") && ctx.path().startsWith("/subjects/") && ctx.path().endsWith("/versions");
-            if (change && !allowed.test(ctx.header("Authorization"))) {
-                ctx.header("WWW-Authenticate", "Bearer realm=\"tspipe-schema-registry\"");
-                throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED,
-                        "Unauthorized: changing schemas needs 'Authorization: Bearer <token>' of scope write");
-            }
-        }));
         config.routes.before(this::requireAcceptedContentType);
 
         config.routes.get("/subjects", ctx -> respond(ctx, core.subjects()));
-        config.routes.post("/subjects/{subject}/versions", this::register);
+        config.routes.post("/subjects/{subject}/versions", change(this::register));
         config.routes.post("/subjects/{subject}", this::lookup);
         config.routes.get("/subjects/{subject}/versions", ctx -> respond(ctx, core.versions(ctx.pathParam("subject"))));
         config.routes.get("/subjects/{subject}/versions/{version}",
                 ctx -> respond(ctx, schemaJson(core.version(ctx.pathParam("subject"), ctx.pathParam("version")))));
-        config.routes.delete("/subjects/{subject}", this::deleteSubject);
+        config.routes.delete("/subjects/{subject}", change(this::deleteSubject));
         config.routes.get("/schemas/ids/{id}", this::schemaById);
 
         config.routes.get("/config", ctx -> respond(ctx, levelJson("compatibilityLevel", core.globalCompatibility())));
-        config.routes.put("/config", ctx -> respond(ctx, levelJson("compatibility",
-                core.setCompatibility(null, compatibilityOf(ctx)))));
+        config.routes.put("/config", change(ctx -> respond(ctx, levelJson("compatibility",
+                core.setCompatibility(null, compatibilityOf(ctx))))));
         config.routes.get("/config/{subject}", ctx -> respond(ctx, levelJson("compatibilityLevel",
                 core.subjectCompatibility(ctx.pathParam("subject"), "true".equalsIgnoreCase(ctx.queryParam("defaultToGlobal"))))));
-        config.routes.put("/config/{subject}", ctx -> respond(ctx, levelJson("compatibility",
-                core.setCompatibility(ctx.pathParam("subject"), compatibilityOf(ctx)))));
+        config.routes.put("/config/{subject}", change(ctx -> respond(ctx, levelJson("compatibility",
+                core.setCompatibility(ctx.pathParam("subject"), compatibilityOf(ctx))))));
 
         config.routes.post("/compatibility/subjects/{subject}/versions/{version}", this::testCompatibility);
 
@@ -115,6 +105,22 @@ public final class RegistryRoutes {
             // The message of an unexpected exception shows internals; the log above has it, with the stack.
             error(ctx, 500, 50001, "Internal error in the schema registry; its log has the details");
         });
+    }
+
+    /**
+     * The handler of a route that changes the registry, run only for a request whose {@code Authorization} the
+     * writers accept (when there are writers). The check belongs to the handler rather than to a filter on paths,
+     * so that no spelling of a path (a trailing slash, a double one) reaches the handler without it.
+     */
+    private Handler change(Handler handler) {
+        return writers.<Handler>map(allowed -> ctx -> {
+            if (!allowed.test(ctx.header("Authorization"))) {
+                ctx.header("WWW-Authenticate", "Bearer realm=\"tspipe-schema-registry\"");
+                throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED,
+                        "Unauthorized: changing schemas needs 'Authorization: Bearer <token>' of scope write");
+            }
+            handler.handle(ctx);
+        }).orElse(handler);
     }
 
     private void register(Context ctx) {

@@ -1,0 +1,143 @@
+package dev.tspipe.embedded;
+
+import dev.tspipe.embedded.registry.RegistryRoutes;
+import dev.tspipe.schemas.registry.SchemaRegistryCore;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The registry's HTTP server seen through raw sockets, so that the bytes of paths and headers are
+ * exactly the ones written here: the write check of every changing route whatever the path's spelling. The registry journals nowhere
+ * (no broker needed): the HTTP layer is the same.
+ */
+class RegistryServerTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String HOST = "127.0.0.1";
+    private static final String WRITER = "Bearer writer-token-1";
+    private static final String SCHEMA_BODY = "{\"schema\":\"\\\"string\\\"\"}";
+
+    /** Reads open, writes need {@link #WRITER}, as the demo's registry with tokens. */
+    private static RegistryServer guarded;
+
+    @BeforeAll
+    static void start() throws Exception {
+        guarded = RegistryServer.start(new RegistryRoutes(new SchemaRegistryCore(SchemaRegistryCore.Journal.NONE),
+                Optional.empty(), Optional.of(WRITER::equals)), HOST, 0, null);
+        try (RawHttp http = new RawHttp(HOST, guarded.port())) {
+            assertThat(http.exchange(request("POST", "/subjects/kept-value/versions", WRITER, SCHEMA_BODY)).status()).isEqualTo(200);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        guarded.close();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Finding 1: the write check belongs to the changing handlers, not to a spelling of their paths
+
+    private record Write(String method, String path, String body) {
+    }
+
+    private static final List<Write> WRITES = List.of(
+            new Write("POST", "/subjects/attack-value/versions", SCHEMA_BODY),
+            new Write("PUT", "/config", "{\"compatibility\":\"NONE\"}"),
+            new Write("PUT", "/config/kept-value", "{\"compatibility\":\"NONE\"}"),
+            new Write("DELETE", "/subjects/kept-value", ""),
+            new Write("DELETE", "/subjects/kept-value/versions/1", ""),
+            new Write("DELETE", "/subjects/kept-value/versions/latest", ""),
+            new Write("PUT", "/mode", "{\"mode\":\"IMPORT\"}"),
+            new Write("PUT", "/mode/kept-value", "{\"mode\":\"IMPORT\"}"));
+
+    /** Spellings of one path that a router or Jetty might take for it. */
+    private static List<String> spellings(String path) {
+        int last = path.lastIndexOf('/');
+        List<String> spellings = new ArrayList<>(List.of(path, path + "/", path + "//", path + "/.", path + "/./", path + ";x",
+                path + "/;x", "/" + path, path.replace("/", "//"), path.toUpperCase(Locale.ROOT),
+                path.substring(0, 1).toUpperCase(Locale.ROOT) + path.substring(1), path + "%2F", path + "%2f"));
+        if (last > 0) {
+            spellings.add(path.substring(0, last) + "%2F" + path.substring(last + 1));
+            spellings.add(path.substring(0, last) + "/./" + path.substring(last + 1));
+            spellings.add(path.substring(0, last) + "/x/../" + path.substring(last + 1));
+        }
+        return spellings;
+    }
+
+    @Test
+    void noSpellingOfAChangingRouteChangesAnythingWithoutTheWriteCredential() throws Exception {
+        try (RawHttp http = new RawHttp(HOST, guarded.port())) {
+            for (Write write : WRITES) {
+                for (String path : spellings(write.path())) {
+                    for (String authorization : new String[] {null, "Bearer wrong", WRITER.toLowerCase(Locale.ROOT)}) {
+                        RawHttp.Answer answer = http.exchange(request(write.method(), path, authorization, write.body()));
+                        String what = write.method() + " " + path + " with " + authorization + ": " + answer.status() + " " + answer.text();
+                        assertThat(answer.status()).as(what).isIn(400, 401, 404);
+                        int errorCode = errorCode(answer);
+                        if (answer.status() == 401) {
+                            assertThat(errorCode).as(what).isEqualTo(401);
+                        }
+                    }
+                }
+            }
+            assertThat(http.exchange(request("POST", "/subjects/attack-value/versions", null, SCHEMA_BODY)).status()).isEqualTo(401);
+            assertThat(http.exchange(request("PUT", "/config", null, "{\"compatibility\":\"NONE\"}")).status()).isEqualTo(401);
+            assertThat(http.exchange(request("PUT", "/config/kept-value", null, "{\"compatibility\":\"NONE\"}")).status()).isEqualTo(401);
+            assertThat(http.exchange(request("DELETE", "/subjects/kept-value", null, "")).status()).isEqualTo(401);
+
+            assertThat(http.exchange(request("GET", "/subjects", null, "")).text()).isEqualTo("[\"kept-value\"]");
+            assertThat(http.exchange(request("GET", "/subjects/kept-value/versions", null, "")).text()).isEqualTo("[1]");
+            assertThat(http.exchange(request("GET", "/config", null, "")).text()).isEqualTo("{\"compatibilityLevel\":\"BACKWARD\"}");
+            assertThat(http.exchange(request("GET", "/config/kept-value", null, "")).text()).doesNotContain("NONE");
+        }
+    }
+
+    @Test
+    void theWriteCredentialStillChangesTheRegistry() throws Exception {
+        try (RawHttp http = new RawHttp(HOST, guarded.port())) {
+            assertThat(http.exchange(request("POST", "/subjects/written-value/versions/", WRITER, SCHEMA_BODY)).status()).isEqualTo(200);
+            assertThat(http.exchange(request("PUT", "/config/written-value", WRITER, "{\"compatibility\":\"FULL\"}")).text())
+                    .isEqualTo("{\"compatibility\":\"FULL\"}");
+            assertThat(http.exchange(request("DELETE", "/subjects/written-value", WRITER, "")).text()).isEqualTo("[1]");
+            // Reads and the POSTs that only read stay open.
+            assertThat(http.exchange(request("POST", "/subjects/kept-value", null, SCHEMA_BODY)).status()).isEqualTo(200);
+            assertThat(http.exchange(request("POST", "/compatibility/subjects/kept-value/versions/latest", null, SCHEMA_BODY))
+                    .text()).isEqualTo("{\"is_compatible\":true}");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private static int errorCode(RawHttp.Answer answer) throws IOException {
+        JsonNode body = JSON.readTree(answer.text());
+        assertThat(body.get("message").isTextual()).as(answer.text()).isTrue();
+        return body.get("error_code").asInt();
+    }
+
+    private static String request(String method, String path, String authorization, String body) {
+        StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: " + HOST + "\r\n");
+        if (authorization != null) {
+            request.append("Authorization: ").append(authorization).append("\r\n");
+        }
+        if (!body.isEmpty()) {
+            request.append("Content-Type: application/vnd.schemaregistry.v1+json\r\n");
+        }
+        if (!body.isEmpty() || !method.equals("GET") && !method.equals("DELETE")) {
+            request.append("Content-Length: ").append(body.getBytes(StandardCharsets.UTF_8).length).append("\r\n");
+        }
+        return request.append("\r\n").append(body).toString();
+    }
+}
