@@ -35,6 +35,9 @@ final class RegistryServer implements AutoCloseable {
             config.jetty.host = host;
             config.jetty.port = port;
             config.jetty.threadPool = threadPool();
+            // Jetty's header cache otherwise matches a header line case-insensitively and hands back the value of the
+            // cached line: on a kept-alive connection, a case variant of a credential was taken for the real one.
+            config.jetty.modifyHttpConfiguration(httpConfig -> httpConfig.setHeaderCacheCaseSensitive(true));
             if (tls != null) {
                 // The only connector: Javalin adds its plain HTTP one only when none is configured.
                 config.jetty.addConnector((server, httpConfig) -> {

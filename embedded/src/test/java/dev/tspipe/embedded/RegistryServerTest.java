@@ -1,6 +1,7 @@
 package dev.tspipe.embedded;
 
 import dev.tspipe.embedded.registry.RegistryRoutes;
+import dev.tspipe.embedded.registry.RegistryUsers;
 import dev.tspipe.schemas.registry.SchemaRegistryCore;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,10 +9,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -20,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The registry's HTTP server seen through raw sockets, so that the bytes of paths and headers are
- * exactly the ones written here: the write check of every changing route whatever the path's spelling. The registry journals nowhere
+ * exactly the ones written here: the write check of every changing route whatever the path's spelling,
+ * no credential answered from Jetty's header cache. The registry journals nowhere
  * (no broker needed): the HTTP layer is the same.
  */
 class RegistryServerTest {
@@ -28,15 +36,25 @@ class RegistryServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String HOST = "127.0.0.1";
     private static final String WRITER = "Bearer writer-token-1";
+    private static final String PASSWORD = "registry-secret-1";
     private static final String SCHEMA_BODY = "{\"schema\":\"\\\"string\\\"\"}";
+
+    @TempDir
+    static Path dir;
 
     /** Reads open, writes need {@link #WRITER}, as the demo's registry with tokens. */
     private static RegistryServer guarded;
+    /** Every request needs alice's basic credentials, as {@code tspipe registry --users}. */
+    private static RegistryServer basic;
 
     @BeforeAll
     static void start() throws Exception {
         guarded = RegistryServer.start(new RegistryRoutes(new SchemaRegistryCore(SchemaRegistryCore.Journal.NONE),
                 Optional.empty(), Optional.of(WRITER::equals)), HOST, 0, null);
+        String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(PASSWORD.getBytes(StandardCharsets.UTF_8)));
+        RegistryUsers users = RegistryUsers.load(Files.writeString(dir.resolve("users"), "alice:" + digest + "\n"));
+        basic = RegistryServer.start(new RegistryRoutes(new SchemaRegistryCore(SchemaRegistryCore.Journal.NONE),
+                Optional.of(users), Optional.empty()), HOST, 0, null);
         try (RawHttp http = new RawHttp(HOST, guarded.port())) {
             assertThat(http.exchange(request("POST", "/subjects/kept-value/versions", WRITER, SCHEMA_BODY)).status()).isEqualTo(200);
         }
@@ -45,6 +63,7 @@ class RegistryServerTest {
     @AfterAll
     static void stop() {
         guarded.close();
+        basic.close();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -117,6 +136,30 @@ class RegistryServerTest {
             assertThat(http.exchange(request("POST", "/compatibility/subjects/kept-value/versions/latest", null, SCHEMA_BODY))
                     .text()).isEqualTo("{\"is_compatible\":true}");
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Finding 2: no credential answered from Jetty's header cache
+
+    @Test
+    void aCaseVariantOfTheCredentialsIsRefusedOnTheConnectionThatCarriedTheRealOnes() throws Exception {
+        String real = "Basic " + Base64.getEncoder().encodeToString(("alice:" + PASSWORD).getBytes(StandardCharsets.UTF_8));
+        String variant = "Basic " + swapCase(real.substring("Basic ".length()));
+        try (RawHttp http = new RawHttp(HOST, basic.port())) {
+            assertThat(http.exchange(request("GET", "/subjects", real, "")).status()).isEqualTo(200);
+            assertThat(http.exchange(request("GET", "/subjects", real, "")).status()).isEqualTo(200);
+            RawHttp.Answer answer = http.exchange(request("GET", "/subjects", variant, ""));
+            assertThat(http.connections()).as("one connection").isEqualTo(1);
+            assertThat(answer.status()).as(answer.text()).isEqualTo(401);
+        }
+    }
+
+    private static String swapCase(String text) {
+        StringBuilder swapped = new StringBuilder();
+        for (char c : text.toCharArray()) {
+            swapped.append(Character.isUpperCase(c) ? Character.toLowerCase(c) : Character.toUpperCase(c));
+        }
+        return swapped.toString();
     }
 
     // ---------------------------------------------------------------------------------------------
