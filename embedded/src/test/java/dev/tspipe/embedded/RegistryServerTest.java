@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The registry's HTTP server seen through raw sockets, so that the bytes of paths and headers are
  * exactly the ones written here: the write check of every changing route whatever the path's spelling,
- * no credential answered from Jetty's header cache. The registry journals nowhere
+ * no credential answered from Jetty's header cache, no method override. The registry journals nowhere
  * (no broker needed): the HTTP layer is the same.
  */
 class RegistryServerTest {
@@ -160,6 +160,28 @@ class RegistryServerTest {
             swapped.append(Character.isUpperCase(c) ? Character.toLowerCase(c) : Character.toUpperCase(c));
         }
         return swapped.toString();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Finding 3: no method override
+
+    @Test
+    void aRequestThatAsksForAnotherMethodIsRefusedAndChangesNothing() throws Exception {
+        try (RawHttp http = new RawHttp(HOST, guarded.port())) {
+            for (String header : new String[] {"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", "x-http-method-override"}) {
+                for (String method : new String[] {"POST", "GET", "PUT"}) {
+                    String request = "POST".equals(method) || "PUT".equals(method)
+                            ? "%s /subjects/kept-value HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\n%s: DELETE\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                            .formatted(method, WRITER, header, SCHEMA_BODY.length(), SCHEMA_BODY)
+                            : "%s /subjects/kept-value HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\n%s: DELETE\r\n\r\n".formatted(method, WRITER, header);
+                    RawHttp.Answer answer = http.exchange(request);
+                    assertThat(answer.status()).as(method + " " + header + ": " + answer.text()).isEqualTo(400);
+                    assertThat(errorCode(answer)).isEqualTo(400);
+                    assertThat(answer.header("Content-Type")).startsWith(RegistryRoutes.CONTENT_TYPE);
+                }
+            }
+            assertThat(http.exchange(request("GET", "/subjects", null, "")).text()).isEqualTo("[\"kept-value\"]");
+        }
     }
 
     // ---------------------------------------------------------------------------------------------

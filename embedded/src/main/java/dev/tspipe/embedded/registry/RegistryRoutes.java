@@ -31,7 +31,9 @@ import java.util.function.Predicate;
  * {@link RegistryException}. Request bodies that are not JSON are answered 400 with
  * {@code error_code} 400, and JSON of the wrong shape (not an object, a field of the wrong
  * type) 422 with {@code error_code} 422, as Confluent's REST layer (rest-utils' Jackson
- * exception mappers) answers them; a schema that is missing or does not parse is 42201.
+ * exception mappers) answers them; a schema that is missing or does not parse is 42201. A request that
+ * carries a method override header ({@code X-HTTP-Method-Override}, {@code X-HTTP-Method},
+ * {@code X-Method-Override}) is refused 400.
  */
 public final class RegistryRoutes {
 
@@ -44,6 +46,9 @@ public final class RegistryRoutes {
             CONTENT_TYPE, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream");
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Headers by which a client asks a server to take a request for another method. */
+    private static final List<String> METHOD_OVERRIDE_HEADERS = List.of("X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override");
 
     /** Confluent's answer to a request without valid credentials: status and {@code error_code} 401. */
     static final int UNAUTHORIZED = 401;
@@ -69,6 +74,7 @@ public final class RegistryRoutes {
 
     /** Adds the routes and the error mapping to a Javalin configuration. */
     public void addTo(JavalinConfig config) {
+        config.routes.before(RegistryRoutes::refuseMethodOverride);
         users.ifPresent(known -> config.routes.before(ctx -> {
             if (!known.authenticates(ctx.header("Authorization"))) {
                 ctx.header("WWW-Authenticate", "Basic realm=\"tspipe-schema-registry\"");
@@ -172,6 +178,20 @@ public final class RegistryRoutes {
             problems.forEach(response.putArray("messages")::add);
         }
         respond(ctx, response);
+    }
+
+    /**
+     * Javalin takes a POST with {@code X-HTTP-Method-Override: DELETE} for a DELETE: a request would act as another
+     * method than the one that a proxy or a log sees. None of Confluent's clients sends these headers; they are
+     * refused, whatever their value.
+     */
+    private static void refuseMethodOverride(Context ctx) {
+        for (String header : METHOD_OVERRIDE_HEADERS) {
+            if (ctx.header(header) != null) {
+                throw new InvalidRequestException(400, "The header " + header + " is not accepted: send the request "
+                        + "with its own method (DELETE /subjects/{subject} deletes a subject)");
+            }
+        }
     }
 
     private void requireAcceptedContentType(Context ctx) {
