@@ -37,7 +37,15 @@ final class RegistryServer implements AutoCloseable {
             config.jetty.threadPool = threadPool();
             // Jetty's header cache otherwise matches a header line case-insensitively and hands back the value of the
             // cached line: on a kept-alive connection, a case variant of a credential was taken for the real one.
-            config.jetty.modifyHttpConfiguration(httpConfig -> httpConfig.setHeaderCacheCaseSensitive(true));
+            config.jetty.modifyHttpConfiguration(httpConfig -> {
+                httpConfig.setHeaderCacheCaseSensitive(true);
+                httpConfig.addCustomizer((request, responseHeaders) -> {
+                    responseHeaders.put(RegistryErrorPage.NOSNIFF_HEADER, RegistryErrorPage.NOSNIFF);
+                    return request;
+                });
+            });
+            config.jetty.modifyServer(server -> server.setErrorHandler(RegistryErrorPage.forServer()));
+            config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(RegistryErrorPage.forServletContext()));
             if (tls != null) {
                 // The only connector: Javalin adds its plain HTTP one only when none is configured.
                 config.jetty.addConnector((server, httpConfig) -> {

@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The registry's HTTP server seen through raw sockets, so that the bytes of paths and headers are
  * exactly the ones written here: the write check of every changing route whatever the path's spelling,
- * no credential answered from Jetty's header cache, no method override. The registry journals nowhere
+ * no credential answered from Jetty's header cache, no method override, JSON errors with
+ * {@code nosniff} for every answer (Jetty's own too). The registry journals nowhere
  * (no broker needed): the HTTP layer is the same.
  */
 class RegistryServerTest {
@@ -181,6 +182,51 @@ class RegistryServerTest {
                 }
             }
             assertThat(http.exchange(request("GET", "/subjects", null, "")).text()).isEqualTo("[\"kept-value\"]");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Finding 4: every answer, Jetty's own too, is JSON in the registry's error shape, with nosniff
+
+    @Test
+    void everyAnswerIsJsonWithNosniff() throws Exception {
+        String longPath = "/subjects/" + "a".repeat(20_000);
+        String bigHeader = "X-Big: " + "b".repeat(20_000) + "\r\n";
+        String[] requests = {
+                "GET /subjects HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /subjects/missing-value/versions HTTP/1.1\r\nHost: x\r\n\r\n",
+                "DELETE /subjects/kept-value HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GARBAGE\r\n\r\n",
+                "GET /subjects HTTP/1.1\r\n\r\n",
+                "GET /subjects HTTP/7.0\r\nHost: x\r\n\r\n",
+                "GET /subjects/%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /subjects/a/../../x HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET " + longPath + " HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /subjects HTTP/1.1\r\nHost: x\r\n" + bigHeader + "\r\n",
+                "PUT /config HTTP/1.1\r\nHost: x\r\n" + bigHeader + "\r\n",
+                "DELETE /subjects/kept-value HTTP/1.1\r\nHost: x\r\n" + bigHeader + "\r\n",
+                "DELETE /subjects/%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+                "POST /subjects/big-value/versions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n",
+                "POST /subjects/big-value/versions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+                "POST /subjects/kept-value HTTP/1.1\r\nHost: x\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\n{}",
+        };
+        for (String request : requests) {
+            RawHttp.Answer answer;
+            try (RawHttp http = new RawHttp(HOST, guarded.port())) {
+                answer = http.exchange(request);
+            }
+            String what = request.substring(0, Math.min(60, request.indexOf('\r'))) + " -> " + answer.status() + " " + answer.headers()
+                    + " " + answer.text();
+            assertThat(answer.header("X-Content-Type-Options")).as(what).isEqualTo("nosniff");
+            assertThat(answer.header("Content-Type")).as(what).contains("json");
+            JsonNode body = JSON.readTree(answer.text());
+            if (answer.status() != 200) {
+                assertThat(body.get("error_code").isInt()).as(what).isTrue();
+                assertThat(body.get("message").isTextual()).as(what).isTrue();
+                assertThat(body.size()).as(what).isEqualTo(2);
+                assertThat(answer.text()).as(what).doesNotContain("jetty", "Exception", "<html", "<pre");
+            }
         }
     }
 
