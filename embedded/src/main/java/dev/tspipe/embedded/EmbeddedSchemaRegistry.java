@@ -1,11 +1,13 @@
 package dev.tspipe.embedded;
 
 import dev.tspipe.embedded.registry.RegistryRoutes;
+import dev.tspipe.embedded.registry.RegistryServer;
 import dev.tspipe.embedded.registry.RegistryUsers;
 import dev.tspipe.embedded.registry.SchemasTopic;
 import dev.tspipe.schemas.registry.SchemaRegistryCore;
 
 import dev.tspipe.schemas.tls.PemFiles;
+import io.javalin.Javalin;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
@@ -42,14 +44,14 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedSchemaRegistry.class);
     private static final String ANY_ADDRESS = "0.0.0.0";
 
-    private final RegistryServer http;
+    private final Javalin http;
     private final SchemasTopic journal;
     private final String host;
     private final int port;
     private final String scheme;
     private boolean closed;
 
-    private EmbeddedSchemaRegistry(RegistryServer http, SchemasTopic journal, String host, int port, String scheme) {
+    private EmbeddedSchemaRegistry(Javalin http, SchemasTopic journal, String host, int port, String scheme) {
         this.scheme = scheme;
         this.http = http;
         this.journal = journal;
@@ -81,7 +83,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
         }
         closed = true;
         try {
-            http.close();
+            http.stop();
         } finally {
             journal.close();
         }
@@ -176,7 +178,7 @@ public final class EmbeddedSchemaRegistry implements AutoCloseable {
                 SchemaRegistryCore core = new SchemaRegistryCore(journal);
                 journal.replayInto(core);
                 RegistryRoutes routes = new RegistryRoutes(core, Optional.ofNullable(users), Optional.ofNullable(writers));
-                RegistryServer http = RegistryServer.start(routes, host, port, serverTls);
+                Javalin http = RegistryServer.start(routes, host, port, Optional.ofNullable(serverTls));
                 EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(http, journal, host, http.port(),
                         serverTls == null ? "http" : "https");
                 log.info("Schema registry ready on {} (journal topic {} on {})", registry.url(), topic, bootstrapServers);

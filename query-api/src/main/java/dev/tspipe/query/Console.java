@@ -19,6 +19,7 @@ import java.util.Map;
  *
  * <p>Each answer has its content type, an ETag and {@code Cache-Control: no-cache}: a browser asks again each time
  * and gets a 304 while the file is the same, so a node that was upgraded never serves an old script with a new page.
+ * {@code X-Content-Type-Options: nosniff} is on every answer of the API ({@link HttpEdge}), these included.
  * The Content-Security-Policy lets the page load and call only this origin (no CDN, no inline script).
  */
 final class Console {
@@ -49,7 +50,6 @@ final class Console {
         return ctx -> {
             ctx.header("Cache-Control", "no-cache");
             ctx.header("ETag", asset.etag());
-            ctx.header("X-Content-Type-Options", "nosniff");
             ctx.header("Content-Security-Policy", SECURITY_POLICY);
             ctx.header("Referrer-Policy", "no-referrer");
             if (notModified(ctx, asset.etag())) {

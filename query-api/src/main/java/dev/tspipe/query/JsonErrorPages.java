@@ -105,10 +105,12 @@ final class JsonErrorPages {
         return !"HEAD".equals(method);
     }
 
-    /** Sets the status the client gets, and {@code Retry-After} with a 503; returns the status. */
+    /** Sets the status the client gets, {@code nosniff}, and {@code Retry-After} with a 503; returns the status. */
     private static int prepare(Response response, int jettyStatus) {
         int status = statusFor(jettyStatus);
         response.setStatus(status);
+        // A request Jetty could not parse gets no customizer's headers (HttpEdge): its error page sets them itself.
+        response.getHeaders().put(HttpEdge.NOSNIFF);
         if (status == HttpStatus.SERVICE_UNAVAILABLE_503) {
             response.getHeaders().put("Retry-After", "1");
         }

@@ -310,10 +310,7 @@ public final class QueryServer implements AutoCloseable {
                 config.jetty.host = bindHost;
                 config.jetty.port = port;
                 config.jetty.threadPool = threadPool();
-                config.jetty.modifyHttpConfiguration(httpConfig -> {
-                    httpConfig.setRequestHeaderSize(JsonErrorPages.REQUEST_HEADER_BYTES);
-                    httpConfig.setSendServerVersion(false);
-                });
+                config.jetty.modifyHttpConfiguration(HttpEdge::configure);
                 // Javalin copies each answer into Jetty's output through a buffer of this size, allocated per
                 // answer: its default (32 KiB) was half of what a query allocated, against answers of a few KiB.
                 config.http.responseBufferSize = RESPONSE_COPY_BYTES;
@@ -533,6 +530,7 @@ public final class QueryServer implements AutoCloseable {
                 }
             });
             config.routes.before(ctx -> {
+                MethodOverride.refuse(ctx);
                 UriCheck.requireWellFormedPath(ctx.path());
                 UriCheck.requireWellFormedQuery(ctx.queryString());
                 boolean write = writes != null && WRITE_PATHS.contains(ctx.path());

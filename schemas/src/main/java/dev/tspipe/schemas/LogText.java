@@ -23,8 +23,19 @@ public final class LogText {
 
     /** {@code text} with its control characters escaped (see the table); {@code "null"} for null. */
     public static String escape(Object text) {
-        String s = String.valueOf(text);
-        int first = firstToEscape(s);
+        return escape(String.valueOf(text), true);
+    }
+
+    /**
+     * {@code text} with its control characters escaped but backslashes kept: for a whole log message, whose ids a call
+     * site may have escaped already (doubling their backslashes again would garble them). Not one-to-one.
+     */
+    public static String escapeControls(Object text) {
+        return escape(String.valueOf(text), false);
+    }
+
+    private static String escape(String s, boolean backslash) {
+        int first = firstToEscape(s, backslash);
         if (first < 0) {
             return s;
         }
@@ -32,7 +43,7 @@ public final class LogText {
         for (int i = first; i < s.length(); i++) {
             char c = s.charAt(i);
             switch (c) {
-                case '\\' -> out.append("\\\\");
+                case '\\' -> out.append(backslash ? "\\\\" : "\\");
                 case '\r' -> out.append("\\r");
                 case '\n' -> out.append("\\n");
                 case '\t' -> out.append("\\t");
@@ -52,13 +63,13 @@ public final class LogText {
 
     /** Whether {@code text} holds nothing that {@link #escape} would change. */
     public static boolean isPlain(CharSequence text) {
-        return firstToEscape(text) < 0;
+        return firstToEscape(text, true) < 0;
     }
 
-    private static int firstToEscape(CharSequence s) {
+    private static int firstToEscape(CharSequence s, boolean backslash) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c == '\\' || c < 0x20 || c == 0x7f || isOtherControl(c)) {
+            if ((backslash && c == '\\') || c < 0x20 || c == 0x7f || isOtherControl(c)) {
                 return i;
             }
         }

@@ -21,6 +21,13 @@ class LogTextTest {
     }
 
     @Test
+    void escapingControlsOnlyKeepsBackslashesSoEscapedTextReadsTheSame() {
+        String escaped = LogText.escape("a\\b\u001b\r\n");
+        assertThat(LogText.escapeControls(escaped)).isSameAs(escaped);
+        assertThat(LogText.escapeControls("a\\b\u001b\r\n")).isEqualTo("a\\b\\x1b\\r\\n");
+    }
+
+    @Test
     void keepsPrintableTextAsItIs() {
         for (String plain : new String[] {"", "device-00001", "pump#7/temp.c", "Grüße 温度 😀", "a b\u00a0c", "\u00ff"}) {
             assertThat(LogText.escape(plain)).isSameAs(plain);

@@ -17,6 +17,8 @@ import io.javalin.http.HttpStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -31,9 +33,7 @@ import java.util.function.Predicate;
  * {@link RegistryException}. Request bodies that are not JSON are answered 400 with
  * {@code error_code} 400, and JSON of the wrong shape (not an object, a field of the wrong
  * type) 422 with {@code error_code} 422, as Confluent's REST layer (rest-utils' Jackson
- * exception mappers) answers them; a schema that is missing or does not parse is 42201. A request that
- * carries a method override header ({@code X-HTTP-Method-Override}, {@code X-HTTP-Method},
- * {@code X-Method-Override}) is refused 400.
+ * exception mappers) answers them; a schema that is missing or does not parse is 42201.
  */
 public final class RegistryRoutes {
 
@@ -47,7 +47,13 @@ public final class RegistryRoutes {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** Headers by which a client asks a server to take a request for another method. */
+    /** The largest request body read, in bytes (1 MiB): a schema fits many times over. */
+    public static final int MAX_BODY_BYTES = 1 << 20;
+
+    /** Sent with every answer so that a browser never takes an answer for HTML or script. */
+    public static final String NOSNIFF_HEADER = "X-Content-Type-Options";
+    public static final String NOSNIFF = "nosniff";
+
     private static final List<String> METHOD_OVERRIDE_HEADERS = List.of("X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override");
 
     /** Confluent's answer to a request without valid credentials: status and {@code error_code} 401. */
@@ -74,13 +80,14 @@ public final class RegistryRoutes {
 
     /** Adds the routes and the error mapping to a Javalin configuration. */
     public void addTo(JavalinConfig config) {
-        config.routes.before(RegistryRoutes::refuseMethodOverride);
         users.ifPresent(known -> config.routes.before(ctx -> {
             if (!known.authenticates(ctx.header("Authorization"))) {
                 ctx.header("WWW-Authenticate", "Basic realm=\"tspipe-schema-registry\"");
                 throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED, "Unauthorized");
             }
         }));
+        config.routes.before(RegistryRoutes::refuseMethodOverride);
+        config.routes.before(RegistryRoutes::refuseLargeDeclaredBody);
         config.routes.before(this::requireAcceptedContentType);
 
         config.routes.get("/subjects", ctx -> respond(ctx, core.subjects()));
@@ -114,19 +121,45 @@ public final class RegistryRoutes {
     }
 
     /**
-     * The handler of a route that changes the registry, run only for a request whose {@code Authorization} the
-     * writers accept (when there are writers). The check belongs to the handler rather than to a filter on paths,
-     * so that no spelling of a path (a trailing slash, a double one) reaches the handler without it.
+     * The handler of a route that changes the registry, behind the write check. The check sits on the route, not in a
+     * filter that matches paths, so every spelling of a path that reaches the handler ({@code /versions/},
+     * {@code //versions}, ...) passes it; a lookup and a compatibility test (POSTs that change nothing) are reads.
      */
     private Handler change(Handler handler) {
-        return writers.<Handler>map(allowed -> ctx -> {
+        if (writers.isEmpty()) {
+            return handler;
+        }
+        Predicate<String> allowed = writers.get();
+        return ctx -> {
             if (!allowed.test(ctx.header("Authorization"))) {
                 ctx.header("WWW-Authenticate", "Bearer realm=\"tspipe-schema-registry\"");
                 throw new RegistryException(UNAUTHORIZED, UNAUTHORIZED,
                         "Unauthorized: changing schemas needs 'Authorization: Bearer <token>' of scope write");
             }
             handler.handle(ctx);
-        }).orElse(handler);
+        };
+    }
+
+    /** Javalin would route a POST carrying one of these as the method it names, past what the method alone allows. */
+    private static void refuseMethodOverride(Context ctx) {
+        for (String header : METHOD_OVERRIDE_HEADERS) {
+            if (ctx.header(header) != null) {
+                throw new InvalidRequestException(400, "The header " + header + " is not accepted by this registry; "
+                        + "send the request with its own HTTP method (DELETE, PUT, ...) instead");
+            }
+        }
+    }
+
+    /** A declared length over the bound is refused before a byte is read; {@link #body} bounds the bytes it reads. */
+    private static void refuseLargeDeclaredBody(Context ctx) {
+        if (ctx.req().getContentLengthLong() > MAX_BODY_BYTES) {
+            throw tooLarge();
+        }
+    }
+
+    private static InvalidRequestException tooLarge() {
+        return new InvalidRequestException(413, "The request body is larger than " + MAX_BODY_BYTES
+                + " bytes, the most this registry reads; a schema must fit in it");
     }
 
     private void register(Context ctx) {
@@ -180,20 +213,6 @@ public final class RegistryRoutes {
         respond(ctx, response);
     }
 
-    /**
-     * Javalin takes a POST with {@code X-HTTP-Method-Override: DELETE} for a DELETE: a request would act as another
-     * method than the one that a proxy or a log sees. None of Confluent's clients sends these headers; they are
-     * refused, whatever their value.
-     */
-    private static void refuseMethodOverride(Context ctx) {
-        for (String header : METHOD_OVERRIDE_HEADERS) {
-            if (ctx.header(header) != null) {
-                throw new InvalidRequestException(400, "The header " + header + " is not accepted: send the request "
-                        + "with its own method (DELETE /subjects/{subject} deletes a subject)");
-            }
-        }
-    }
-
     private void requireAcceptedContentType(Context ctx) {
         String contentType = ctx.contentType();
         if (contentType == null || contentType.isBlank()) {
@@ -231,9 +250,11 @@ public final class RegistryRoutes {
     private static JsonNode body(Context ctx) {
         JsonNode body;
         try {
-            body = JSON.readTree(ctx.body());
+            body = JSON.readTree(boundedBody(ctx));
         } catch (JsonProcessingException e) {
             throw new InvalidRequestException(400, "The request body is not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the request body", e);
         }
         if (body == null || body.isMissingNode()) {
             throw new InvalidRequestException(422, "The request needs a JSON object body");
@@ -242,6 +263,15 @@ public final class RegistryRoutes {
             throw new InvalidRequestException(422, "The request body must be a JSON object, not " + body.getNodeType().name().toLowerCase(Locale.ROOT));
         }
         return body;
+    }
+
+    /** Counts the bytes read, not a declared length, so a chunked body (no Content-Length) is bounded too. */
+    private static byte[] boundedBody(Context ctx) throws IOException {
+        byte[] bytes = ctx.req().getInputStream().readNBytes(MAX_BODY_BYTES + 1);
+        if (bytes.length > MAX_BODY_BYTES) {
+            throw tooLarge();
+        }
+        return bytes;
     }
 
     private static ObjectNode schemaJson(RegisteredSchema schema) {
@@ -261,17 +291,22 @@ public final class RegistryRoutes {
 
     private static void respond(Context ctx, Object body) {
         try {
-            ctx.status(200).contentType(CONTENT_TYPE).result(JSON.writeValueAsString(body));
+            ctx.status(200).contentType(CONTENT_TYPE).header(NOSNIFF_HEADER, NOSNIFF).result(JSON.writeValueAsString(body));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("Could not write a response", e);
         }
     }
 
     private static void error(Context ctx, int status, int errorCode, String message) {
+        ctx.status(status).contentType(CONTENT_TYPE).header(NOSNIFF_HEADER, NOSNIFF).result(errorJson(errorCode, message));
+    }
+
+    /** Confluent's error body, {@code {"error_code": N, "message": "..."}}; {@link RegistryErrorPage} writes Jetty's errors in it. */
+    static String errorJson(int errorCode, String message) {
         ObjectNode body = JSON.createObjectNode();
         body.put("error_code", errorCode);
         body.put("message", message);
-        ctx.status(status).contentType(CONTENT_TYPE).result(body.toString());
+        return body.toString();
     }
 
     private static String reasonPhrase(int status) {

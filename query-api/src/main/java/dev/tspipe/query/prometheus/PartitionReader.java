@@ -80,7 +80,7 @@ public final class PartitionReader {
         try {
             range = scanRange(selection);
         } catch (InvalidKeyException notAKey) {
-            return List.of();   // the device named is one no key can hold (too long, say): no series has it
+            return List.of();   // the device or tenant named is one no key can hold (too long, say): no series has it
         }
         List<PartitionSeries.Values> selected = new ArrayList<>();
         try (KeyValueIterator<Bytes, byte[]> rows = range.isPresent()
@@ -105,13 +105,23 @@ public final class PartitionReader {
         return selected;
     }
 
-    /** The keys of the one device (an {@link InvalidKeyException} when no key can hold its name) the selector names, when it names one (and its tenant is known); else every key. */
+    /**
+     * The keys the selector can pick: the one device's it names (when its tenant is known, in a multi-tenant layout),
+     * else the one tenant's it is confined to (unsalted layouts: salting spreads a tenant over every salt prefix), else
+     * every key. An {@link InvalidKeyException} when no key can hold the device's or tenant's name.
+     */
     private Optional<KeyRange> scanRange(SeriesSelection selection) {
         Optional<String> device = selection.device();
         Optional<String> tenant = selection.tenant();
-        if (device.isEmpty() || layout.multiTenant() && tenant.isEmpty()) {
+        if (layout.multiTenant() && tenant.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(RowKey.deviceRange(layout, layout.multiTenant() ? tenant.get() : null, device.get()));
+        if (device.isPresent()) {
+            return Optional.of(RowKey.deviceRange(layout, layout.multiTenant() ? tenant.get() : null, device.get()));
+        }
+        if (layout.multiTenant() && !layout.salted()) {
+            return Optional.of(RowKey.tenantRange(layout, tenant.get()));
+        }
+        return Optional.empty();
     }
 }

@@ -1,0 +1,188 @@
+package dev.tspipe.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tspipe.ingest.ReadingProducer;
+import dev.tspipe.processor.topology.PipelineConfig;
+import dev.tspipe.processor.topology.TspipeStreams;
+import dev.tspipe.query.auth.ApiTokens;
+import dev.tspipe.query.auth.Grant;
+import dev.tspipe.query.auth.Scope;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The HTTP edge of a node with tokens, byte for byte ({@link RawHttp}): what Jetty and Javalin do before a route runs
+ * (header caching, method overrides, path spellings, body limits) and the headers of every answer. A multi-tenant
+ * server without a broker, as in {@link RouteScopesTest}: every check here comes before any store or producer.
+ */
+class SecuredEdgeTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    @TempDir
+    static Path dir;
+
+    private static KafkaStreams streams;
+    private static ReadingProducer writes;
+    private static QueryServer server;
+    private static final Map<Scope, String> TOKENS = new EnumMap<>(Scope.class);
+
+    @BeforeAll
+    static void start() throws IOException {
+        StringBuilder file = new StringBuilder();
+        for (Scope scope : Scope.values()) {
+            String token = letteredToken();
+            TOKENS.put(scope, token);
+            String tenant = scope == Scope.ADMIN ? Grant.EVERY_TENANT : "acme";
+            file.append(ApiTokens.line(token, new Grant(tenant, scope, scope.label()))).append('\n');
+        }
+        Path tokens = dir.resolve("tokens");
+        Files.writeString(tokens, file);
+        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://secured-edge-test",
+                PipelineConfig.READINGS_PARTITIONS, 1, PipelineConfig.MULTI_TENANT, true));
+        streams = TspipeStreams.create(config, Map.of(
+                StreamsConfig.APPLICATION_ID_CONFIG, "secured-edge-test",
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
+                StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString(),
+                StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:1"));
+        writes = ReadingProducer.create("readings", Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
+                AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://secured-edge-test", ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000));
+        server = QueryServer.builder().streams(streams).pipelineConfig(config).bindHost("127.0.0.1").port(0)
+                .advertised(new HostInfo("127.0.0.1", 1)).authTokens(tokens).tokensPoll(Duration.ofHours(1))
+                .writes(writes).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+        writes.close();
+        streams.close();
+    }
+
+    /** A new token with at least one letter, so that it has a case variant. */
+    private static String letteredToken() {
+        while (true) {
+            String token = ApiTokens.newToken(RANDOM);
+            if (!token.toUpperCase().equals(token.toLowerCase())) {
+                return token;
+            }
+        }
+    }
+
+    /** {@code token} with the case of every letter swapped. */
+    private static String caseSwapped(String token) {
+        StringBuilder swapped = new StringBuilder();
+        for (char c : token.toCharArray()) {
+            swapped.append(Character.isUpperCase(c) ? Character.toLowerCase(c) : Character.toUpperCase(c));
+        }
+        return swapped.toString();
+    }
+
+    @Test
+    void aCaseVariantOfATokenIsRefusedOnTheConnectionThatCarriedTheToken() throws IOException {
+        String token = TOKENS.get(Scope.ADMIN);
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            assertThat(http.exchange(get("/metrics", token), false).status()).isEqualTo(200);
+            RawHttp.Answer variant = http.exchange(get("/metrics", caseSwapped(token)), false);
+            assertThat(variant.status()).as(variant.text()).isEqualTo(401);
+        }
+    }
+
+    @Test
+    void aMethodOverrideHeaderIsRefusedInTheRoutesErrorDialect() throws IOException {
+        String token = TOKENS.get(Scope.ADMIN);
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            for (String header : MethodOverride.HEADERS) {
+                String headers = "Authorization: Bearer " + token + "\r\n" + header + ": POST\r\n";
+                RawHttp.Answer tspipe = http.exchange(request("GET", "/api/v1/stats/partitions", headers, ""), false);
+                assertThat(tspipe.status()).as(header + ": " + tspipe.text()).isEqualTo(400);
+                assertThat(json(tspipe).path("error").asText()).isEqualTo("bad-parameter");
+                assertThat(json(tspipe).path("message").asText()).startsWith(header + ": ").contains("does not accept");
+
+                RawHttp.Answer prometheus = http.exchange(request("GET", "/prometheus/api/v1/query?query=up", headers, ""),
+                        false);
+                assertThat(prometheus.status()).as(header + ": " + prometheus.text()).isEqualTo(400);
+                assertThat(json(prometheus).path("status").asText()).isEqualTo("error");
+                assertThat(json(prometheus).path("errorType").asText()).isEqualTo("bad_data");
+                assertThat(json(prometheus).path("error").asText()).startsWith(header + ": ");
+            }
+            String health = "X-HTTP-Method-Override: GET\r\n";
+            assertThat(http.exchange(request("POST", "/health", health, ""), false).status())
+                    .as("a POST that asks to be a GET").isEqualTo(400);
+        }
+    }
+
+    @Test
+    void everyAnswerSaysNosniff() throws IOException {
+        String read = "Authorization: Bearer " + TOKENS.get(Scope.READ) + "\r\n";
+        String script = "/api/v1/series/%3Cimg%20src=x%20onerror=alert(1)%3E/x";
+        Map<String, byte[]> requests = new LinkedHashMap<>();
+        requests.put("a 200", get("/metrics", TOKENS.get(Scope.ADMIN)));
+        requests.put("a 401", get("/api/v1/stats/partitions", null));
+        requests.put("a route's 404 that echoes the path", request("GET", script + "/latestx", read, ""));
+        requests.put("a read of a series named as a script", request("GET", script + "/latest", read, ""));
+        requests.put("the console page", get(Console.PAGE, null));
+        requests.put("the console script", get("/console/console.js", null));
+        requests.put("a 405", request("PUT", "/health", "", ""));
+        requests.put("OPTIONS", request("OPTIONS", "/health", "", ""));
+        requests.put("a 400 of a method override", request("GET", "/health", "X-HTTP-Method: PUT\r\n", ""));
+        requests.put("Jetty's 400 for a header line without a colon", request("GET", "/health", "No colon here\r\n", ""));
+        requests.put("Jetty's 400 for an HTTP version it does not speak",
+                "GET /health HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        requests.put("Jetty's 431", request("GET", "/health", "X-Big: " + "x".repeat(JsonErrorPages.REQUEST_HEADER_BYTES)
+                + "\r\n", ""));
+        List<String> missing = new ArrayList<>();
+        for (Map.Entry<String, byte[]> request : requests.entrySet()) {
+            try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+                RawHttp.Answer answer = http.exchange(request.getValue(), false);
+                if (!"nosniff".equals(answer.header("X-Content-Type-Options"))) {
+                    missing.add(request.getKey() + " (" + answer.status() + ")");
+                }
+            }
+        }
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            RawHttp.Answer head = http.exchange(request("HEAD", "/health", "", ""), true);
+            if (!"nosniff".equals(head.header("X-Content-Type-Options"))) {
+                missing.add("HEAD (" + head.status() + ")");
+            }
+        }
+        assertThat(missing).as("answers without X-Content-Type-Options: nosniff").isEmpty();
+    }
+
+    private static byte[] get(String path, String token) {
+        return request("GET", path, token == null ? "" : "Authorization: Bearer " + token + "\r\n", "");
+    }
+
+    private static byte[] request(String method, String path, String headers, String body) {
+        return (method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers
+                + (body.isEmpty() ? "" : "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n")
+                + "\r\n" + body).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static JsonNode json(RawHttp.Answer answer) throws IOException {
+        return JSON.readTree(answer.body());
+    }
+}
