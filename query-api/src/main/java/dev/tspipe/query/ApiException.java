@@ -59,6 +59,11 @@ public final class ApiException extends RuntimeException {
         return new ApiException(status, "relayed", message, null);
     }
 
+    /** An answer of {@code status} with {@code code}, for another instance that reads the code (an internal route's). */
+    public static ApiException relayed(int status, String code, String message) {
+        return new ApiException(status, code, message, null);
+    }
+
     /** 400 for a line of a written body: {@link #badParameter} that also names the line (InfluxDB's errors carry it). */
     public static ApiException badLine(int line, String parameter, String message) {
         ApiException e = badParameter(parameter, message);
@@ -74,6 +79,14 @@ public final class ApiException extends RuntimeException {
     /** 503 with {@code Retry-After}: the data is not queryable right now (rebalance, restore). */
     public static ApiException unavailable(String message) {
         return new ApiException(503, "unavailable", message, "1");
+    }
+
+    /**
+     * 503 with {@code Retry-After}: the query took longer than its time budget (code {@code timeout}, which Prometheus'
+     * envelope names as its errorType).
+     */
+    public static ApiException timeout(String message) {
+        return new ApiException(503, "timeout", message, "1");
     }
 
     public int status() {

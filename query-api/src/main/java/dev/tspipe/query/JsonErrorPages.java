@@ -2,6 +2,7 @@ package dev.tspipe.query;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tspipe.query.write.HttpWrites;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpStatus;
@@ -70,7 +71,8 @@ final class JsonErrorPages {
                     + "; the routes are listed at GET /openapi.json");
             case 408 -> new Answers.Error("request-timeout", "the request did not arrive in time" + detail + "; send it again, whole");
             case 413 -> new Answers.Error("request-too-large", "the request is too large" + detail
-                    + "; the API reads no request body: send GET requests without one");
+                    + "; a query route takes a body of at most " + BodyLimit.QUERY_BYTES + " bytes (a form POST of the "
+                    + "Prometheus API), a write route " + HttpWrites.MAX_BODY_BYTES + " bytes: send smaller batches");
             case 414 -> new Answers.Error("uri-too-long", "the request line is longer than " + REQUEST_HEADER_BYTES
                     + " bytes; shorten the path or the query string");
             case 417 -> new Answers.Error("expectation-failed", "the server meets no Expect but 100-continue; "

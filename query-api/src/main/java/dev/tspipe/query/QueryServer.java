@@ -39,6 +39,7 @@ import io.javalin.http.HttpResponseException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import jakarta.servlet.DispatcherType;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -68,6 +69,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -106,8 +108,6 @@ public final class QueryServer implements AutoCloseable {
     private static final String JSON_TYPE = "application/json";
     /** The request attribute that holds the {@link Grant} of its token. */
     private static final String GRANT = "tspipe.grant";
-    /** The largest request body taken (docs/security.md, "Limits"); the GET routes read none. */
-    static final int MAX_BODY_BYTES = 1024 * 1024;
     /** The chunk in which an answer's bytes are copied to the connection (most answers are smaller). */
     private static final int RESPONSE_COPY_BYTES = 8 * 1024;
 
@@ -316,7 +316,10 @@ public final class QueryServer implements AutoCloseable {
                 config.http.responseBufferSize = RESPONSE_COPY_BYTES;
                 config.http.maxRequestSize = HttpWrites.MAX_BODY_BYTES;
                 config.jetty.modifyServer(server -> server.setErrorHandler(JsonErrorPages.forServer()));
-                config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(JsonErrorPages.forServletContext()));
+                config.jetty.modifyServletContextHandler(context -> {
+                    context.setErrorHandler(JsonErrorPages.forServletContext());
+                    context.addFilter(routes.bodyLimit, "/*", EnumSet.of(DispatcherType.REQUEST));
+                });
                 if (serverTls != null) {
                     // The only connector: Javalin adds its plain HTTP one only when none is configured.
                     config.jetty.addConnector((server, httpConfig) -> httpsConnector(server, httpConfig, serverTls));
@@ -397,6 +400,7 @@ public final class QueryServer implements AutoCloseable {
         private final HttpWrites writes;
         private final PrometheusApi prometheus;
         private final DevicesApi devices;
+        private final BodyLimit bodyLimit;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
                SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
@@ -417,6 +421,7 @@ public final class QueryServer implements AutoCloseable {
                     heatmap::name, volumeGuidelineBytes);
             this.tokens = tokens;
             this.writes = writes;
+            this.bodyLimit = new BodyLimit(writes == null ? List.of() : WRITE_PATHS);
             DeviceDirectory deviceTable = new DeviceDirectory(streams);
             this.prometheus = new PrometheusApi(layout, new Partitions(), reader, this::tenantAllowed, Clock.systemUTC(),
                     deviceTable::labels);
@@ -534,12 +539,7 @@ public final class QueryServer implements AutoCloseable {
                 MethodOverride.refuse(ctx);
                 UriCheck.requireWellFormedPath(ctx.path());
                 UriCheck.requireWellFormedQuery(ctx.queryString());
-                boolean write = writes != null && WRITE_PATHS.contains(ctx.path());
-                long limit = write ? HttpWrites.MAX_BODY_BYTES : MAX_BODY_BYTES;
-                if (ctx.contentLength() > limit) {
-                    throw ApiException.tooLarge("the request has a body of " + ctx.contentLength() + " bytes; this route takes "
-                            + "at most " + limit + (write ? " (send smaller batches)" : " (its routes read none)"));
-                }
+                bodyLimit.requireDeclaredWithin(ctx);
             });
         }
 
@@ -832,7 +832,7 @@ public final class QueryServer implements AutoCloseable {
                     String who = forwarded.host().host() + ":" + forwarded.host().port();
                     if (remote.status() != 200) {
                         // A 4xx of the instance that has the partition (too many series, say) is the answer.
-                        throw ApiException.relayed(remote.status(), PrometheusApi.errorMessage(remote.body()));
+                        throw PrometheusApi.relayedError(remote.status(), remote.body());
                     }
                     metrics.forwarded();
                     try {
@@ -1040,7 +1040,7 @@ public final class QueryServer implements AutoCloseable {
             }
             if (ctx.path().startsWith(PROMETHEUS_PREFIX)) {
                 // Prometheus' clients (Grafana, promtool) read its envelope, errors included.
-                ctx.status(status).contentType(JSON_TYPE).result(PrometheusApi.error(status, message));
+                ctx.status(status).contentType(JSON_TYPE).result(PrometheusApi.error(status, code, message));
                 return;
             }
             json(ctx, status, new Answers.Error(code, message));

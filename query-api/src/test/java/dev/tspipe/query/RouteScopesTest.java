@@ -166,8 +166,8 @@ class RouteScopesTest {
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
-    /** One row per method of each route of the table. */
-    private static List<Route> documentedRoutes() throws IOException {
+    /** One row per method of each route of the table (also {@link SecuredEdgeTest}'s list of routes). */
+    static List<Route> documentedRoutes() throws IOException {
         String doc = Files.readString(DOC);
         int start = doc.indexOf("### Routes and the scope each needs");
         assertThat(start).as("docs/security.md has the section 'Routes and the scope each needs'").isNotNegative();

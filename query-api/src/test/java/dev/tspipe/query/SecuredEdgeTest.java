@@ -8,6 +8,7 @@ import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.query.auth.ApiTokens;
 import dev.tspipe.query.auth.Grant;
 import dev.tspipe.query.auth.Scope;
+import dev.tspipe.query.write.HttpWrites;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.KafkaStreams;
@@ -17,7 +18,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,7 +33,9 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -170,6 +177,88 @@ class SecuredEdgeTest {
             }
         }
         assertThat(missing).as("answers without X-Content-Type-Options: nosniff").isEmpty();
+    }
+
+    @Test
+    void theBodyLimitCountsChunkedBodiesToo() throws IOException {
+        String form = "Authorization: Bearer " + TOKENS.get(Scope.READ) + "\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\n";
+        byte[] query = ("query=up&padding=" + "a".repeat(3 * 1024 * 1024)).getBytes(StandardCharsets.US_ASCII);
+        for (boolean chunked : new boolean[] {true, false}) {
+            RawHttp.Answer answer = post("/prometheus/api/v1/query", form, query, chunked);
+            assertThat(answer.status()).as((chunked ? "chunked: " : "Content-Length: ") + answer.text()).isEqualTo(413);
+            assertThat(json(answer).path("errorType").asText()).isEqualTo("bad_data");
+            assertThat(json(answer).path("error").asText()).contains(Integer.toString(BodyLimit.QUERY_BYTES));
+        }
+
+        String write = "Authorization: Bearer " + TOKENS.get(Scope.WRITE) + "\r\n";
+        byte[] tooMany = "a".repeat(HttpWrites.MAX_BODY_BYTES + 1).getBytes(StandardCharsets.US_ASCII);
+        byte[] notLineProtocol = "a".repeat(3 * 1024 * 1024).getBytes(StandardCharsets.US_ASCII);
+        for (String path : List.of("/api/v2/write", "/api/v2/write/")) {
+            for (boolean chunked : new boolean[] {true, false}) {
+                String how = path + (chunked ? " chunked: " : " Content-Length: ");
+                RawHttp.Answer over = post(path, write, tooMany, chunked);
+                assertThat(over.status()).as(how + over.text()).isEqualTo(413);
+                assertThat(over.text()).contains(Integer.toString(HttpWrites.MAX_BODY_BYTES));
+                // Over the query routes' limit, under the writes': read, and refused as the line protocol it is not.
+                RawHttp.Answer under = post(path, write, notLineProtocol, chunked);
+                assertThat(under.status()).as(how + under.text()).isEqualTo(400);
+            }
+        }
+    }
+
+    /** A POST of {@code body} with its Content-Length or in chunks of 64 KiB, on a connection of its own. */
+    private static RawHttp.Answer post(String path, String headers, byte[] body, boolean chunked) throws IOException {
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(("POST " + path + "?bucket=acme HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers
+                + (chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + body.length + "\r\n") + "\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        if (chunked) {
+            for (int start = 0; start < body.length; start += 64 * 1024) {
+                int length = Math.min(64 * 1024, body.length - start);
+                request.writeBytes((Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                request.write(body, start, length);
+                request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            request.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        } else {
+            request.writeBytes(body);
+        }
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            return http.exchange(request.toByteArray(), false);
+        }
+    }
+
+    /** Each route that needs a token, spelled in ways Jetty or Javalin might read as the route itself. */
+    static Stream<Arguments> everyGuardedRouteSpelledOtherwise() throws IOException {
+        List<Arguments> cases = new ArrayList<>();
+        for (RouteScopesTest.Route route : RouteScopesTest.documentedRoutes()) {
+            if (route.scope().equals("open")) {
+                continue;
+            }
+            String path = route.path().replace("{device}", "dev-1").replace("{metric}", "temp").replace("{name}", "device");
+            int inner = path.indexOf('/', 1);
+            String head = inner < 0 ? path : path.substring(0, inner);
+            String rest = inner < 0 ? "" : path.substring(inner + 1);
+            int letter = path.indexOf('a');
+            List<String> spellings = List.of(path + "/", path + "//", path + "/.", path + "/./", path + ";param",
+                    path + ";param/", path + "%2F", head + "%2F" + rest, path + "/%2e", "/%2e" + path,
+                    head + "/%2e%2e" + path, path.toUpperCase(Locale.ROOT),
+                    head.toUpperCase(Locale.ROOT) + (inner < 0 ? "" : "/" + rest),
+                    letter < 0 ? path + "/" : path.substring(0, letter) + "%61" + path.substring(letter + 1));
+            spellings.forEach(spelled -> cases.add(Arguments.of(route.method(), spelled, route.path())));
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} ({2})")
+    @MethodSource("everyGuardedRouteSpelledOtherwise")
+    void noSpellingOfAGuardedRouteIsServedWithoutAToken(String method, String spelled, String route) throws IOException {
+        String headers = method.equals("POST") ? "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n" : "";
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            RawHttp.Answer answer = http.exchange(request(method, spelled, headers, ""), method.equals("HEAD"));
+            assertThat(answer.status()).as(answer.text()).isGreaterThanOrEqualTo(400).isLessThan(500);
+        }
     }
 
     private static byte[] get(String path, String token) {

@@ -39,19 +39,23 @@ public final class PartitionReader {
         this.reader = reader;
     }
 
-    /** The partition's series that {@code selection} picks and whose newest reading is at or after {@code since}. */
-    public PartitionSeries series(SeriesReader.Stores stores, SeriesSelection selection, long since) {
-        return new PartitionSeries(select(stores, selection, since));
+    /**
+     * The partition's series that {@code selection} picks and whose newest reading is at or after {@code since}, within
+     * {@code budget} (a 422 when its regular-expression steps are spent, a 503 timeout past its deadline).
+     */
+    public PartitionSeries series(SeriesReader.Stores stores, SeriesSelection selection, long since, QueryBudget budget) {
+        return new PartitionSeries(select(stores, selection, since, budget));
     }
 
-    /** The partition's series that the leaf's selector picks, with the leaf's value at each instant. */
-    public PartitionSeries values(SeriesReader.Stores stores, Leaf leaf, Instants instants) {
+    /** The partition's series that the leaf's selector picks, with the leaf's value at each instant, within {@code budget}. */
+    public PartitionSeries values(SeriesReader.Stores stores, Leaf leaf, Instants instants, QueryBudget budget) {
         // A series whose newest reading is before the first window has no point in any.
-        List<PartitionSeries.Values> selected = select(stores, leaf.selection(), leaf.readFrom(instants));
+        List<PartitionSeries.Values> selected = select(stores, leaf.selection(), leaf.readFrom(instants), budget);
         requireBounded(selected.size(), instants);
         Resolution source = leaf.resolution(instants);
         List<PartitionSeries.Values> answer = new ArrayList<>(selected.size());
         for (PartitionSeries.Values one : selected) {
+            budget.checkDeadline();
             List<Aggregate> aggregates = reader.aggregates(stores, one.series(), leaf.readFrom(instants), instants.end(),
                     source, "step");
             Aggregate before = leaf.function().needsReadings()
@@ -74,7 +78,8 @@ public final class PartitionReader {
         }
     }
 
-    private List<PartitionSeries.Values> select(SeriesReader.Stores stores, SeriesSelection selection, long since) {
+    private List<PartitionSeries.Values> select(SeriesReader.Stores stores, SeriesSelection selection, long since,
+                                               QueryBudget budget) {
         ReadOnlyKeyValueStore<Bytes, byte[]> latest = stores.store(StoreNames.LATEST);
         Optional<KeyRange> range;
         try {
@@ -86,10 +91,11 @@ public final class PartitionReader {
         try (KeyValueIterator<Bytes, byte[]> rows = range.isPresent()
                 ? latest.range(Bytes.wrap(range.get().from()), Bytes.wrap(range.get().toExclusive())) : latest.all()) {
             while (rows.hasNext()) {
+                budget.checkDeadline();
                 KeyValue<Bytes, byte[]> row = rows.next();
                 // Latest keys are series prefixes; with a timestamp appended they decode as row keys.
                 SeriesId series = RowKey.fromBytes(RowKey.withTimestamp(row.key.get(), 0), layout).series();
-                if (!selection.matches(series)) {
+                if (!selection.matches(series, budget)) {
                     continue;
                 }
                 long newest = LatestReading.fromBytes(row.value).epochMillis();

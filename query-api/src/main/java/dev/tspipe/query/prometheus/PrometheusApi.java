@@ -56,6 +56,9 @@ public final class PrometheusApi implements AutoCloseable {
     private static final java.util.regex.Pattern SECONDS =
             java.util.regex.Pattern.compile("[+-]?(\\d{1,20}(\\.\\d{0,20})?|\\.\\d{1,20})([eE][+-]?\\d{1,2})?");
 
+    /** The errorType of a query that ran out of time, and the code of its {@link ApiException}. */
+    static final String TIMEOUT = "timeout";
+
     /** The route other instances are asked for one partition's part of a query. */
     public static final String PARTITION_PATH = "/prometheus/internal/partition";
 
@@ -180,7 +183,7 @@ public final class PrometheusApi implements AutoCloseable {
         internal.put("step_ms", List.of(Long.toString(instants.step())));
         internal.put("lookback_ms", List.of(Long.toString(lookback(ctx))));
         List<PartitionSeries.Values> values = gather(ctx, List.of(leaf.selection()), internal,
-                stores -> reader.values(stores, leaf, instants), warnings);
+                (stores, budget) -> reader.values(stores, leaf, instants, budget), warnings);
         PartitionReader.requireBounded(values.size(), instants);
         return values;
     }
@@ -241,7 +244,7 @@ public final class PrometheusApi implements AutoCloseable {
         internal.put("match[]", matches);
         internal.put("since_ms", List.of(Long.toString(since)));
         List<Map<String, String>> labels = new ArrayList<>();
-        gather(ctx, selections, internal, stores -> seriesOf(stores, selections, since), warnings)
+        gather(ctx, selections, internal, (stores, budget) -> seriesOf(stores, selections, since, budget), warnings)
                 .forEach(one -> labels.add(SeriesSelection.labels(one.series(), metadata)));
         labels.sort(java.util.Comparator.comparing(Map::toString));
         return labels;
@@ -250,8 +253,13 @@ public final class PrometheusApi implements AutoCloseable {
     /** The selections of the {@code match[]} parameters, for the tenant the request may read; every series without one. */
     private List<SeriesSelection> selections(Context ctx) {
         String tenant = tenant(ctx);
+        List<String> matches = params(ctx, "match[]");
+        if (matches.size() > QueryBudget.MAX_MATCHES) {
+            throw ApiException.badParameter("match[]", matches.size() + " match[] given; at most " + QueryBudget.MAX_MATCHES
+                    + " per request: combine selectors with a regular expression (device=~\"a|b\") or split the request");
+        }
         List<SeriesSelection> selections = new ArrayList<>();
-        for (String match : params(ctx, "match[]")) {
+        for (String match : matches) {
             try {
                 Expr expr = PromQl.parse(match);
                 if (!(expr instanceof Expr.VectorSelector selector)) {
@@ -269,10 +277,11 @@ public final class PrometheusApi implements AutoCloseable {
         return selections;
     }
 
-    private PartitionSeries seriesOf(SeriesReader.Stores stores, List<SeriesSelection> selections, long since) {
+    private PartitionSeries seriesOf(SeriesReader.Stores stores, List<SeriesSelection> selections, long since,
+                                     QueryBudget budget) {
         Map<SeriesId, PartitionSeries.Values> union = new LinkedHashMap<>();
         for (SeriesSelection selection : selections) {
-            reader.series(stores, selection, since).series().forEach(one -> union.putIfAbsent(one.series(), one));
+            reader.series(stores, selection, since, budget).series().forEach(one -> union.putIfAbsent(one.series(), one));
         }
         return new PartitionSeries(List.copyOf(union.values()));
     }
@@ -300,11 +309,15 @@ public final class PrometheusApi implements AutoCloseable {
 
     /**
      * Every partition's part, read in parallel: the one partition of the device when every selection names the same
-     * device (and its tenant is known), else all. A partition that no copy can answer is a 503.
+     * device (and its tenant is known), else all. A partition that no copy can answer is a 503. The request's
+     * {@link QueryBudget} is shared out equally among the partitions; another instance is sent its part as
+     * {@code regex_steps} and {@code timeout_ms}.
      */
     private List<PartitionSeries.Values> gather(Context ctx, List<SeriesSelection> selections,
                                                 Map<String, List<String>> internal,
-                                                Function<SeriesReader.Stores, PartitionSeries> local, List<String> warnings) {
+                                                BiFunction<SeriesReader.Stores, QueryBudget, PartitionSeries> local,
+                                                List<String> warnings) {
+        QueryBudget budget = QueryBudget.full(clock);
         int count = reads.partitionCount().orElseThrow(() -> ApiException.unavailable("the application has not started "
                 + "yet: its partitions are not known; retry"));
         String tenant = tenant(ctx);
@@ -314,9 +327,14 @@ public final class PrometheusApi implements AutoCloseable {
         List<Integer> partitions = onePartition(selections, count).map(List::of)
                 .orElseGet(() -> IntStream.range(0, count).boxed().toList());
         String authorization = ctx.header("Authorization");
-        List<CompletableFuture<PartitionReads.Answer>> answers = partitions.stream().map(p -> CompletableFuture.supplyAsync(
-                () -> reads.read(p, local, new Forwarder.Request(PARTITION_PATH + "?partition=" + p, authorization,
-                        encode(internal))), fanOut)).toList();
+        List<CompletableFuture<PartitionReads.Answer>> answers = partitions.stream().map(p -> {
+            QueryBudget share = budget.share(partitions.size());
+            Map<String, List<String>> parameters = new LinkedHashMap<>(internal);
+            parameters.put("regex_steps", List.of(Long.toString(share.regexSteps())));
+            parameters.put("timeout_ms", List.of(Long.toString(share.remainingMillis())));
+            return CompletableFuture.supplyAsync(() -> reads.read(p, stores -> local.apply(stores, share),
+                    new Forwarder.Request(PARTITION_PATH + "?partition=" + p, authorization, encode(parameters))), fanOut);
+        }).toList();
         List<PartitionSeries.Values> values = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (int i = 0; i < partitions.size(); i++) {
@@ -339,6 +357,7 @@ public final class PrometheusApi implements AutoCloseable {
             values.addAll(answer.series().series());
         }
         if (!failures.isEmpty()) {
+            budget.checkDeadline();   // a copy that failed for want of time: the answer is the timeout
             throw ApiException.unavailable("no instance can answer for " + failures.size() + " of the " + partitions.size()
                     + " partitions the query needs right now (" + String.join(" | ", failures) + "); retry");
         }
@@ -366,6 +385,8 @@ public final class PrometheusApi implements AutoCloseable {
     private void partition(Context ctx) {
         int partition = (int) number(ctx, "partition");
         String mode = required(ctx, "mode");
+        QueryBudget budget = QueryBudget.forwarded(clock, optionalNumber(ctx, "regex_steps"),
+                optionalNumber(ctx, "timeout_ms"));
         Function<SeriesReader.Stores, PartitionSeries> local;
         if (mode.equals("values")) {
             PromQuery query;
@@ -383,15 +404,24 @@ public final class PrometheusApi implements AutoCloseable {
             }
             Instants instants = instants(inRange("start_ms", number(ctx, "start_ms")), inRange("end_ms", number(ctx, "end_ms")),
                     number(ctx, "step_ms"));
-            local = stores -> reader.values(stores, query.leaf(), instants);
+            local = stores -> reader.values(stores, query.leaf(), instants, budget);
         } else if (mode.equals("series")) {
             List<SeriesSelection> selections = selections(ctx);
             long since = number(ctx, "since_ms");
-            local = stores -> seriesOf(stores, selections, since);
+            local = stores -> seriesOf(stores, selections, since, budget);
         } else {
             throw ApiException.badParameter("mode", "'" + mode + "' is not values or series");
         }
-        PartitionReads.Answer answer = reads.readHere(partition, local);
+        PartitionReads.Answer answer;
+        try {
+            answer = reads.readHere(partition, local);
+        } catch (ApiException e) {
+            if (e.code().equals(TIMEOUT)) {
+                // Not a 503: the instance that asked would try the partition's next copy, which would have no more time.
+                throw ApiException.relayed(422, TIMEOUT, e.getMessage());
+            }
+            throw e;
+        }
         if (!answer.answered()) {
             // 503: the instance that asked tries the partition's next copy.
             throw ApiException.unavailable(String.join("; ", answer.failures()));
@@ -460,6 +490,11 @@ public final class PrometheusApi implements AutoCloseable {
             throw ApiException.badParameter(name, "missing");
         }
         return value;
+    }
+
+    private static Long optionalNumber(Context ctx, String name) {
+        String text = param(ctx, name);
+        return text == null || text.isEmpty() ? null : number(ctx, name);
     }
 
     private static long number(Context ctx, String name) {
@@ -557,9 +592,12 @@ public final class PrometheusApi implements AutoCloseable {
         ctx.contentType("application/json").result(PromJson.success(data, warnings));
     }
 
-    /** The Prometheus envelope of an error: {@code errorType} from the status as Prometheus maps them. */
-    public static byte[] error(int status, String message) {
-        String type = switch (status) {
+    /**
+     * The Prometheus envelope of an error: {@code errorType} {@code timeout} for a query out of time (code
+     * {@value #TIMEOUT}), else from the status as Prometheus maps them.
+     */
+    public static byte[] error(int status, String code, String message) {
+        String type = TIMEOUT.equals(code) ? TIMEOUT : switch (status) {
             case 400 -> "bad_data";
             case 422 -> "execution";
             case 404 -> "not_found";
@@ -570,6 +608,22 @@ public final class PrometheusApi implements AutoCloseable {
             default -> status >= 500 ? "internal" : "bad_data";
         };
         return PromJson.error(type, message);
+    }
+
+    /**
+     * The error another instance answered for a partition, to hand on: its status and message, but a 503 timeout
+     * (with {@code Retry-After}) when its errorType is {@code timeout}.
+     */
+    public static ApiException relayedError(int status, byte[] body) {
+        String message = errorMessage(body);
+        try {
+            if (TIMEOUT.equals(JSON.readTree(body).path("errorType").asText(null))) {
+                return ApiException.timeout(message);
+            }
+        } catch (java.io.IOException notJson) {
+            // not Prometheus' envelope: relayed as it is, below
+        }
+        return ApiException.relayed(status, message);
     }
 
     /** The message of an error in Prometheus' envelope or tspipe's, or the body itself when it is neither. */

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.function.Predicate;
+import java.util.function.BiPredicate;
 import java.util.regex.Pattern;
 
 /**
@@ -24,7 +24,7 @@ public final class SeriesSelection {
     public static final String TENANT = "tenant";
 
     private final List<Expr.Matcher> matchers;
-    private final List<Predicate<String>> tests;
+    private final List<BiPredicate<String, QueryBudget>> tests;
     private final String tenantOnly;
     private final DeviceLabels metadata;
 
@@ -89,7 +89,8 @@ public final class SeriesSelection {
         return labels(series, metadata);
     }
 
-    public boolean matches(SeriesId series) {
+    /** Whether the selection picks {@code series}; its regular expressions spend {@code budget}'s steps. */
+    public boolean matches(SeriesId series, QueryBudget budget) {
         if (tenantOnly != null && !tenantOnly.equals(series.tenant())) {
             return false;
         }
@@ -100,7 +101,7 @@ public final class SeriesSelection {
         // The device's metadata is looked up only when a matcher names a label the series has not got itself.
         Map<String, String> labels = matchers.stream().allMatch(m -> own.containsKey(m.label())) ? own : labels(series, metadata);
         for (int i = 0; i < matchers.size(); i++) {
-            if (!tests.get(i).test(labels.getOrDefault(matchers.get(i).label(), ""))) {
+            if (!tests.get(i).test(labels.getOrDefault(matchers.get(i).label(), ""), budget)) {
                 return false;
             }
         }
@@ -108,11 +109,11 @@ public final class SeriesSelection {
     }
 
     /** The test of one matcher on a label's value ("" when the series has not got the label). */
-    private static Predicate<String> test(Expr.Matcher matcher) {
+    private static BiPredicate<String, QueryBudget> test(Expr.Matcher matcher) {
         String value = matcher.value();
         return switch (matcher.op()) {
-            case EQUAL -> value::equals;
-            case NOT_EQUAL -> Predicate.not(value::equals);
+            case EQUAL -> (label, budget) -> value.equals(label);
+            case NOT_EQUAL -> (label, budget) -> !value.equals(label);
             case REGEX -> regex(value);
             case NOT_REGEX -> regex(value).negate();
         };
@@ -122,21 +123,32 @@ public final class SeriesSelection {
     static final int REGEX_STEPS = 1_000_000;
 
     /**
-     * A whole-value match that gives up with a 422 after {@value #REGEX_STEPS} reads of the value: Java's regular
-     * expressions backtrack, and some take exponential time ({@code (.*a){20}} against 28 a and a !: 5 seconds); Prometheus' RE2
-     * cannot, and a client of the API must not be able to hold a request thread for minutes.
+     * A whole-value match that gives up with a 422 after {@value #REGEX_STEPS} reads of the value, or once the request
+     * has spent its {@link QueryBudget}: Java's regular expressions backtrack, and some take exponential time
+     * ({@code (.*a){20}} against 28 a and a !: 5 seconds); Prometheus' RE2 cannot, and a client of the API must not be
+     * able to hold a request thread for minutes, with one value or with many.
      */
-    private static Predicate<String> regex(String expression) {
+    private static BiPredicate<String, QueryBudget> regex(String expression) {
         Pattern pattern = Pattern.compile(expression, Pattern.DOTALL);
-        return value -> pattern.matcher(new Bounded(value, new int[] {REGEX_STEPS}, expression)).matches();
+        return (value, budget) -> {
+            int allowed = (int) Math.min(REGEX_STEPS, budget.regexSteps());
+            int[] left = {allowed};
+            try {
+                return pattern.matcher(new Bounded(value, left, expression, allowed < REGEX_STEPS)).matches();
+            } finally {
+                budget.spendRegexSteps(allowed - Math.max(0, left[0]), expression);
+            }
+        };
     }
 
-    private record Bounded(String value, int[] budget, String expression) implements CharSequence {
+    /** A value whose reads count down {@code budget}; past it, a 422 that names the request's budget or the value's. */
+    private record Bounded(String value, int[] budget, String expression, boolean requestBound) implements CharSequence {
         @Override
         public char charAt(int index) {
             if (--budget[0] < 0) {
-                throw ApiException.unprocessable("the regular expression \"" + expression + "\" takes too long on a label "
-                        + "value (it backtracks); write it without nested repetition");
+                throw requestBound ? QueryBudget.regexBudgetSpent(expression) : ApiException.unprocessable(
+                        "the regular expression \"" + expression + "\" takes too long on a label value (it backtracks); "
+                        + "write it without nested repetition");
             }
             return value.charAt(index);
         }
@@ -148,7 +160,7 @@ public final class SeriesSelection {
 
         @Override
         public CharSequence subSequence(int start, int end) {
-            return new Bounded(value.substring(start, end), budget, expression);
+            return new Bounded(value.substring(start, end), budget, expression, requestBound);
         }
 
         @Override

@@ -17,6 +17,8 @@ import static org.assertj.core.api.Assertions.within;
 /** A query's aggregations over the leaf values of every partition, against sums and counts done by hand. */
 class PromQueryTest {
 
+    private static final QueryBudget BUDGET = QueryBudget.full(java.time.Clock.systemUTC());
+
     private static final double NO = Double.NaN;
     private static final List<PartitionSeries.Values> LEAF = List.of(
             values("acme", "d1", "temperature", 1, 2, NO),
@@ -126,9 +128,9 @@ class PromQueryTest {
     @Test
     void aTokensTenantBindsEveryLeaf() throws Exception {
         PromQuery query = PromQuery.parse("sum(rate(requests{tenant=\"globex\"}[5m]))", 1, "acme");
-        assertThat(query.leaf().selection().matches(SeriesId.of("acme", "d", "requests"))).isFalse();
-        assertThat(query.leaf().selection().matches(SeriesId.of("globex", "d", "requests"))).isFalse();
-        assertThat(PromQuery.parse("requests", 1, "acme").leaf().selection().matches(SeriesId.of("acme", "d", "requests")))
+        assertThat(query.leaf().selection().matches(SeriesId.of("acme", "d", "requests"), BUDGET)).isFalse();
+        assertThat(query.leaf().selection().matches(SeriesId.of("globex", "d", "requests"), BUDGET)).isFalse();
+        assertThat(PromQuery.parse("requests", 1, "acme").leaf().selection().matches(SeriesId.of("acme", "d", "requests"), BUDGET))
                 .isTrue();
     }
 }

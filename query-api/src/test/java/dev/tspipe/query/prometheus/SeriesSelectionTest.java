@@ -13,6 +13,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SeriesSelectionTest {
 
+    private static final QueryBudget BUDGET = QueryBudget.full(java.time.Clock.systemUTC());
+
     private static final SeriesId ACME_PRESS_1 = SeriesId.of("acme", "press-1", "temperature");
     private static final SeriesId ACME_PRESS_2 = SeriesId.of("acme", "press-2", "pressure");
     private static final SeriesId GLOBEX_DEV_1 = SeriesId.of("globex", "dev-1", "temperature");
@@ -123,7 +125,7 @@ class SeriesSelectionTest {
     /** The series of {@link #ALL} that the matchers pick, in that order. */
     private static List<SeriesId> selected(String tenantOnly, Matcher... matchers) {
         SeriesSelection selection = new SeriesSelection(List.of(matchers), tenantOnly);
-        return ALL.stream().filter(selection::matches).toList();
+        return ALL.stream().filter(s -> selection.matches(s, BUDGET)).toList();
     }
 
     @Test
@@ -133,9 +135,9 @@ class SeriesSelectionTest {
                 Map.entry("device", "web-1:9100"), Map.entry("exported_device", "sda"),
                 Map.entry("job", "node"), Map.entry("tenant", "acme"));
         assertThat(new SeriesSelection(List.of(new Matcher("__name__", MatchOp.EQUAL, "node_disk_read_bytes_total"),
-                new Matcher("job", MatchOp.REGEX, "no.*")), null).matches(disk)).isTrue();
+                new Matcher("job", MatchOp.REGEX, "no.*")), null).matches(disk, BUDGET)).isTrue();
         assertThat(new SeriesSelection(List.of(new Matcher("exported_device", MatchOp.EQUAL, "sdb")), null)
-                .matches(disk)).isFalse();
+                .matches(disk, BUDGET)).isFalse();
     }
 
     @Test
@@ -143,10 +145,10 @@ class SeriesSelectionTest {
         SeriesId long_ = SeriesId.of("a".repeat(28) + "!", "m");
         SeriesSelection catastrophic = new SeriesSelection(List.of(new Matcher("device", MatchOp.REGEX, "(.*a){20}")), null);
         long started = System.nanoTime();
-        assertThatThrownBy(() -> catastrophic.matches(long_)).isInstanceOf(dev.tspipe.query.ApiException.class)
+        assertThatThrownBy(() -> catastrophic.matches(long_, BUDGET)).isInstanceOf(dev.tspipe.query.ApiException.class)
                 .hasMessageContaining("takes too long").extracting(e -> ((dev.tspipe.query.ApiException) e).status()).isEqualTo(422);
         assertThat(System.nanoTime() - started).as("gave up, not finished").isLessThan(java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
-        assertThat(new SeriesSelection(List.of(new Matcher("device", MatchOp.REGEX, "(a+)+!")), null).matches(long_)).isTrue();
+        assertThat(new SeriesSelection(List.of(new Matcher("device", MatchOp.REGEX, "(a+)+!")), null).matches(long_, BUDGET)).isTrue();
     }
     @Test
     void aDevicesMetadataIsMatchableAndTheSeriesOwnLabelsWinOnAClash() {
@@ -159,11 +161,11 @@ class SeriesSelectionTest {
                 Map.entry("device", "press-1"), Map.entry("job", "node"), Map.entry("line", "3"), Map.entry("site", "plant-1"),
                 Map.entry("tenant", "acme"));
         SeriesSelection plant1 = new SeriesSelection(List.of(m("site", MatchOp.EQUAL, "plant-1")), null, metadata);
-        assertThat(ALL.stream().filter(plant1::matches)).containsExactly(ACME_PRESS_1);
-        assertThat(new SeriesSelection(List.of(m("site", MatchOp.EQUAL, "")), null, metadata).matches(ACME_PRESS_2)).isTrue();
-        assertThat(new SeriesSelection(List.of(m("device", MatchOp.EQUAL, "other")), null, metadata).matches(ACME_PRESS_1))
+        assertThat(ALL.stream().filter(s -> plant1.matches(s, BUDGET))).containsExactly(ACME_PRESS_1);
+        assertThat(new SeriesSelection(List.of(m("site", MatchOp.EQUAL, "")), null, metadata).matches(ACME_PRESS_2, BUDGET)).isTrue();
+        assertThat(new SeriesSelection(List.of(m("device", MatchOp.EQUAL, "other")), null, metadata).matches(ACME_PRESS_1, BUDGET))
                 .isFalse();
-        assertThat(new SeriesSelection(List.of(m("site", MatchOp.EQUAL, "plant-1")), null).matches(ACME_PRESS_1))
+        assertThat(new SeriesSelection(List.of(m("site", MatchOp.EQUAL, "plant-1")), null).matches(ACME_PRESS_1, BUDGET))
                 .as("without metadata").isFalse();
     }
 }
