@@ -217,6 +217,20 @@ class PrometheusLimitsTest {
         assertThat(partitions.get(1).rowsRead()).isBetween(QueryBudget.MAX_MILLIS / 10, QueryBudget.MAX_MILLIS / 10 + 1);
     }
 
+    /** HttpFuzzIT found these answered 503 "not queryable here" (2147483648 was cast to -2147483648): the asker would try another copy. */
+    @Test
+    void theInternalRouteRefusesAPartitionTheTopicDoesNotHave() throws IOException {
+        start();
+        for (String partition : List.of("-1", "2", "2147483648", "9223372036854775807")) {
+            HttpResponse<byte[]> internal = post(PrometheusApi.PARTITION_PATH + "?partition=" + partition,
+                    "mode=series&since_ms=0&match[]=" + URLEncoder.encode("{device=\"d\"}", StandardCharsets.UTF_8));
+            JsonNode body = JSON.readTree(internal.body());
+            assertThat(internal.statusCode()).as(partition + ": %s", body).isEqualTo(400);
+            assertThat(body.get("errorType").asText()).isEqualTo("bad_data");
+            assertThat(body.get("error").asText()).contains("'" + partition + "' is not a partition", "0..1");
+        }
+    }
+
     @Test
     void moreMatchesThanTheCapAre400BadData() throws IOException {
         devices(1, 20);

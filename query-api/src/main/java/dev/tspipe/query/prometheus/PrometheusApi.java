@@ -318,8 +318,7 @@ public final class PrometheusApi implements AutoCloseable {
                                                 BiFunction<SeriesReader.Stores, QueryBudget, PartitionSeries> local,
                                                 List<String> warnings) {
         QueryBudget budget = QueryBudget.full(clock);
-        int count = reads.partitionCount().orElseThrow(() -> ApiException.unavailable("the application has not started "
-                + "yet: its partitions are not known; retry"));
+        int count = partitionCount();
         String tenant = tenant(ctx);
         if (tenant != null) {
             internal.put("tenant", List.of(tenant));
@@ -381,9 +380,28 @@ public final class PrometheusApi implements AutoCloseable {
         return Optional.of(DevicePartitioner.partitionOf(key.getBytes(StandardCharsets.UTF_8), count));
     }
 
+    private int partitionCount() {
+        return reads.partitionCount().orElseThrow(() -> ApiException.unavailable("the application has not started "
+                + "yet: its partitions are not known; retry"));
+    }
+
+    /**
+     * The internal route's partition: one of the topic's, else a 400 (not a 503 "not queryable here", which would send
+     * the asker to another copy of a partition that no instance has).
+     */
+    private int partitionNumber(Context ctx) {
+        long partition = number(ctx, "partition");
+        int count = partitionCount();
+        if (partition < 0 || partition >= count) {
+            throw ApiException.badParameter("partition", "'" + partition + "' is not a partition of the readings topic, "
+                    + "which has 0.." + (count - 1));
+        }
+        return (int) partition;
+    }
+
     /** The internal route: this instance's copy of one partition computes a query's leaf or lists its series. */
     private void partition(Context ctx) {
-        int partition = (int) number(ctx, "partition");
+        int partition = partitionNumber(ctx);
         String mode = required(ctx, "mode");
         QueryBudget budget = QueryBudget.forwarded(clock, optionalNumber(ctx, "regex_steps"),
                 optionalNumber(ctx, "timeout_ms"));
