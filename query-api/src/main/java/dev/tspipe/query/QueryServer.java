@@ -48,6 +48,7 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -544,19 +545,33 @@ public final class QueryServer implements AutoCloseable {
         }
 
         /**
-         * {@code Connection: close} on an answer after which Jetty closes the connection: when the route left a
-         * declared body unread or unfinished, Jetty reads what has arrived once the answer is written and closes the
+         * {@code Connection: close} on an answer after which Jetty closes the connection (and on no other, or no
+         * connection would be kept): after HTTP/1.0 without keep-alive, and when the route left a declared body unread
+         * or unfinished: Jetty reads what has arrived once the answer is written and closes the
          * connection if the body is not at its end, without saying so in the answer it already sent; a client that
          * keeps the connection sends its next request into a closed socket (HttpFuzzIT found these). Said here, the
          * client opens a new connection instead.
          */
         private static void closesAfterAnswer(Context ctx) {
-            if (!bodyFinished(ctx)) {
+            if (!persistent(ctx) || !bodyFinished(ctx)) {
                 ctx.header("Connection", "close");
             }
         }
 
+        /**
+         * Whether the connection outlives the exchange as far as the request goes: not for HTTP/1.0 without
+         * keep-alive, whose answer Jetty sends under an HTTP/1.1 status line without {@code Connection: close}.
+         */
+        private static boolean persistent(Context ctx) {
+            return ServletContextRequest.getServletContextRequest(ctx.req()).getConnectionMetaData().isPersistent();
+        }
+
         private static boolean bodyFinished(Context ctx) {
+            long declared = ctx.req().getContentLengthLong();
+            if (declared == 0 || declared < 0 && ctx.header("Transfer-Encoding") == null) {
+                // No body: Jetty's isFinished() is false until a read has seen the end, which no route does.
+                return true;
+            }
             try {
                 return ctx.req().getInputStream().isFinished();
             } catch (IllegalStateException readThroughTheReader) {
