@@ -1,18 +1,8 @@
 package dev.tspipe.query;
 
-import dev.tspipe.ingest.ReadingProducer;
-import dev.tspipe.processor.topology.PipelineConfig;
-import dev.tspipe.processor.topology.TspipeStreams;
-import dev.tspipe.query.auth.ApiTokens;
-import dev.tspipe.query.auth.Grant;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.devices.DevicesApi;
 import dev.tspipe.query.prometheus.PrometheusApi;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,13 +15,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -50,51 +37,24 @@ class RouteScopesTest {
 
     private static final Path DOC = Path.of("..", "docs", "security.md");
     private static final Pattern ROW = Pattern.compile("^\\| ([A-Z, ]+) \\| `([^`]+)` \\| (read|write|admin|open)\\b.*\\|$");
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @TempDir
     static Path dir;
 
-    private static KafkaStreams streams;
-    private static ReadingProducer writes;
-    private static QueryServer server;
-    private static final Map<Scope, String> TOKENS = new EnumMap<>(Scope.class);
+    private static TokenedNode node;
 
     record Route(String method, String path, String scope) {
     }
 
     @BeforeAll
     static void start() throws IOException {
-        StringBuilder file = new StringBuilder();
-        for (Scope scope : Scope.values()) {
-            String token = ApiTokens.newToken(RANDOM);
-            TOKENS.put(scope, token);
-            String tenant = scope == Scope.ADMIN ? Grant.EVERY_TENANT : "acme";
-            file.append(ApiTokens.line(token, new Grant(tenant, scope, scope.label()))).append('\n');
-        }
-        Path tokens = dir.resolve("tokens");
-        Files.writeString(tokens, file);
-        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://route-scopes-test",
-                PipelineConfig.READINGS_PARTITIONS, 1, PipelineConfig.MULTI_TENANT, true));
-        streams = TspipeStreams.create(config, Map.of(
-                StreamsConfig.APPLICATION_ID_CONFIG, "route-scopes-test",
-                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
-                StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString(),
-                StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:1"));
-        // Nothing is sent: a write with the right token and an empty body has no reading to produce.
-        writes = ReadingProducer.create("readings", Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
-                AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://route-scopes-test", ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000));
-        server = QueryServer.builder().streams(streams).pipelineConfig(config).bindHost("127.0.0.1").port(0)
-                .advertised(new HostInfo("127.0.0.1", 1)).authTokens(tokens).tokensPoll(Duration.ofHours(1))
-                .writes(writes).start();
+        node = TokenedNode.start(dir, "route-scopes-test");
     }
 
     @AfterAll
     static void stop() {
-        server.close();
-        writes.close();
-        streams.close();
+        node.close();
     }
 
     @Test
@@ -135,9 +95,9 @@ class RouteScopesTest {
             Scope needed = Scope.parse(route.scope());
             expect(wrong, route, path, null, 401);
             if (needed.ordinal() > 0) {
-                expect(wrong, route, path, TOKENS.get(Scope.values()[needed.ordinal() - 1]), 403);
+                expect(wrong, route, path, node.token(Scope.values()[needed.ordinal() - 1]), 403);
             }
-            int status = send(route.method(), path, TOKENS.get(needed));
+            int status = send(route.method(), path, node.token(needed));
             if (status == 401 || status == 403) {
                 wrong.add(route + ": " + status + " with a token of scope " + needed.label());
             }
@@ -154,7 +114,7 @@ class RouteScopesTest {
     }
 
     private static int send(String method, String path, String token) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.port() + path))
                 .timeout(Duration.ofSeconds(20));
         if (token != null) {
             request.header("Authorization", "Bearer " + token);

@@ -2,18 +2,8 @@ package dev.tspipe.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tspipe.ingest.ReadingProducer;
-import dev.tspipe.processor.topology.PipelineConfig;
-import dev.tspipe.processor.topology.TspipeStreams;
-import dev.tspipe.query.auth.ApiTokens;
-import dev.tspipe.query.auth.Grant;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.write.HttpWrites;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,12 +15,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -47,56 +33,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SecuredEdgeTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     @TempDir
     static Path dir;
 
-    private static KafkaStreams streams;
-    private static ReadingProducer writes;
-    private static QueryServer server;
-    private static final Map<Scope, String> TOKENS = new EnumMap<>(Scope.class);
+    private static TokenedNode node;
 
     @BeforeAll
     static void start() throws IOException {
-        StringBuilder file = new StringBuilder();
-        for (Scope scope : Scope.values()) {
-            String token = letteredToken();
-            TOKENS.put(scope, token);
-            String tenant = scope == Scope.ADMIN ? Grant.EVERY_TENANT : "acme";
-            file.append(ApiTokens.line(token, new Grant(tenant, scope, scope.label()))).append('\n');
-        }
-        Path tokens = dir.resolve("tokens");
-        Files.writeString(tokens, file);
-        PipelineConfig config = new PipelineConfig(Map.of(PipelineConfig.SCHEMA_REGISTRY_URL, "mock://secured-edge-test",
-                PipelineConfig.READINGS_PARTITIONS, 1, PipelineConfig.MULTI_TENANT, true));
-        streams = TspipeStreams.create(config, Map.of(
-                StreamsConfig.APPLICATION_ID_CONFIG, "secured-edge-test",
-                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
-                StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString(),
-                StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:1"));
-        writes = ReadingProducer.create("readings", Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
-                AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://secured-edge-test", ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000));
-        server = QueryServer.builder().streams(streams).pipelineConfig(config).bindHost("127.0.0.1").port(0)
-                .advertised(new HostInfo("127.0.0.1", 1)).authTokens(tokens).tokensPoll(Duration.ofHours(1))
-                .writes(writes).start();
+        node = TokenedNode.start(dir, "secured-edge-test");
     }
 
     @AfterAll
     static void stop() {
-        server.close();
-        writes.close();
-        streams.close();
-    }
-
-    /** A new token with at least one letter, so that it has a case variant. */
-    private static String letteredToken() {
-        while (true) {
-            String token = ApiTokens.newToken(RANDOM);
-            if (!token.toUpperCase().equals(token.toLowerCase())) {
-                return token;
-            }
-        }
+        node.close();
     }
 
     /** {@code token} with the case of every letter swapped. */
@@ -110,8 +60,8 @@ class SecuredEdgeTest {
 
     @Test
     void aCaseVariantOfATokenIsRefusedOnTheConnectionThatCarriedTheToken() throws IOException {
-        String token = TOKENS.get(Scope.ADMIN);
-        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+        String token = node.token(Scope.ADMIN);
+        try (RawHttp http = new RawHttp("127.0.0.1", node.port())) {
             RawHttp.Answer real = http.exchange(get("/metrics", token), false);
             assertThat(real.status()).isEqualTo(200);
             assertThat(real.keepsAlive()).as("the connection is kept for the variant").isTrue();
@@ -122,8 +72,8 @@ class SecuredEdgeTest {
 
     @Test
     void aMethodOverrideHeaderIsRefusedInTheRoutesErrorDialect() throws IOException {
-        String token = TOKENS.get(Scope.ADMIN);
-        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+        String token = node.token(Scope.ADMIN);
+        try (RawHttp http = new RawHttp("127.0.0.1", node.port())) {
             for (String header : MethodOverride.HEADERS) {
                 String headers = "Authorization: Bearer " + token + "\r\n" + header + ": POST\r\n";
                 RawHttp.Answer tspipe = http.exchange(request("GET", "/api/v1/stats/partitions", headers, ""), false);
@@ -146,10 +96,10 @@ class SecuredEdgeTest {
 
     @Test
     void everyAnswerSaysNosniff() throws IOException {
-        String read = "Authorization: Bearer " + TOKENS.get(Scope.READ) + "\r\n";
+        String read = "Authorization: Bearer " + node.token(Scope.READ) + "\r\n";
         String script = "/api/v1/series/%3Cimg%20src=x%20onerror=alert(1)%3E/x";
         Map<String, byte[]> requests = new LinkedHashMap<>();
-        requests.put("a 200", get("/metrics", TOKENS.get(Scope.ADMIN)));
+        requests.put("a 200", get("/metrics", node.token(Scope.ADMIN)));
         requests.put("a 401", get("/api/v1/stats/partitions", null));
         requests.put("a route's 404 that echoes the path", request("GET", script + "/latestx", read, ""));
         requests.put("a read of a series named as a script", request("GET", script + "/latest", read, ""));
@@ -165,14 +115,14 @@ class SecuredEdgeTest {
                 + "\r\n", ""));
         List<String> missing = new ArrayList<>();
         for (Map.Entry<String, byte[]> request : requests.entrySet()) {
-            try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            try (RawHttp http = new RawHttp("127.0.0.1", node.port())) {
                 RawHttp.Answer answer = http.exchange(request.getValue(), false);
                 if (!"nosniff".equals(answer.header("X-Content-Type-Options"))) {
                     missing.add(request.getKey() + " (" + answer.status() + ")");
                 }
             }
         }
-        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+        try (RawHttp http = new RawHttp("127.0.0.1", node.port())) {
             RawHttp.Answer head = http.exchange(request("HEAD", "/health", "", ""), true);
             if (!"nosniff".equals(head.header("X-Content-Type-Options"))) {
                 missing.add("HEAD (" + head.status() + ")");
@@ -183,7 +133,7 @@ class SecuredEdgeTest {
 
     @Test
     void theBodyLimitCountsChunkedBodiesToo() throws IOException {
-        String form = "Authorization: Bearer " + TOKENS.get(Scope.READ) + "\r\n"
+        String form = "Authorization: Bearer " + node.token(Scope.READ) + "\r\n"
                 + "Content-Type: application/x-www-form-urlencoded\r\n";
         byte[] query = ("query=up&padding=" + "a".repeat(3 * 1024 * 1024)).getBytes(StandardCharsets.US_ASCII);
         for (boolean chunked : new boolean[] {true, false}) {
@@ -193,7 +143,7 @@ class SecuredEdgeTest {
             assertThat(json(answer).path("error").asText()).contains(Integer.toString(BodyLimit.QUERY_BYTES));
         }
 
-        String write = "Authorization: Bearer " + TOKENS.get(Scope.WRITE) + "\r\n";
+        String write = "Authorization: Bearer " + node.token(Scope.WRITE) + "\r\n";
         byte[] tooMany = "a".repeat(HttpWrites.MAX_BODY_BYTES + 1).getBytes(StandardCharsets.US_ASCII);
         byte[] notLineProtocol = "a".repeat(3 * 1024 * 1024).getBytes(StandardCharsets.US_ASCII);
         for (String path : List.of("/api/v2/write", "/api/v2/write/")) {
@@ -226,7 +176,7 @@ class SecuredEdgeTest {
         } else {
             request.writeBytes(body);
         }
-        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+        try (RawHttp http = new RawHttp("127.0.0.1", node.port())) {
             return http.exchange(request.toByteArray(), false);
         }
     }
@@ -257,7 +207,7 @@ class SecuredEdgeTest {
     @MethodSource("everyGuardedRouteSpelledOtherwise")
     void noSpellingOfAGuardedRouteIsServedWithoutAToken(String method, String spelled, String route) throws IOException {
         String headers = method.equals("POST") ? "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n" : "";
-        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+        try (RawHttp http = new RawHttp("127.0.0.1", node.port())) {
             RawHttp.Answer answer = http.exchange(request(method, spelled, headers, ""), method.equals("HEAD"));
             assertThat(answer.status()).as(answer.text()).isGreaterThanOrEqualTo(400).isLessThan(500);
         }
