@@ -4,9 +4,9 @@ import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.topology.DevicePartitioner;
-import dev.tspipe.query.ApiException;
-import dev.tspipe.query.QueryServer;
-import dev.tspipe.query.SeriesReader;
+import dev.tspipe.query.error.ApiException;
+import dev.tspipe.query.http.AnswerHeaders;
+import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.promql.Expr;
 import dev.tspipe.query.promql.PromQl;
 import dev.tspipe.query.promql.PromQlException;
@@ -445,8 +445,8 @@ public final class PrometheusApi implements AutoCloseable {
             throw ApiException.unavailable(String.join("; ", answer.failures()));
         }
         answer.lag().ifPresent(lag -> {
-            ctx.header(QueryServer.STALE_HEADER, "true");
-            ctx.header(QueryServer.LAG_HEADER, Long.toString(lag));
+            ctx.header(AnswerHeaders.STALE, "true");
+            ctx.header(AnswerHeaders.LAG, Long.toString(lag));
         });
         ctx.contentType("application/json").result(answer.series().toJson());
     }
