@@ -26,7 +26,7 @@ import dev.tspipe.query.prometheus.PartitionReads;
 import dev.tspipe.query.prometheus.PartitionSeries;
 import dev.tspipe.query.prometheus.PrometheusApi;
 import dev.tspipe.query.routing.Forwarder;
-import dev.tspipe.query.routing.PartitionFanOut;
+import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.SeriesRouting;
@@ -75,10 +75,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Function;
 
 /**
@@ -118,12 +115,12 @@ public final class QueryServer implements AutoCloseable {
     private final Forwarder forwarder;
     private final SeriesRouting routing;
     private final TokenFile tokens;
-    private final PrometheusApi prometheus;
+    private final ScatterGather gather;
 
     private QueryServer(Javalin http, QueryMetrics metrics, String url, Forwarder forwarder, SeriesRouting routing,
-                        TokenFile tokens, PrometheusApi prometheus) {
+                        TokenFile tokens, ScatterGather gather) {
         this.http = http;
-        this.prometheus = prometheus;
+        this.gather = gather;
         this.metrics = metrics;
         this.url = url;
         this.forwarder = forwarder;
@@ -148,7 +145,7 @@ public final class QueryServer implements AutoCloseable {
     @Override
     public void close() {
         http.stop();
-        prometheus.close();
+        gather.close();
         forwarder.close();
         routing.close();
         metrics.close();
@@ -176,6 +173,7 @@ public final class QueryServer implements AutoCloseable {
         private InfluxMapping influx = InfluxMapping.DEFAULT;
         private RemoteWrite remoteWrite = RemoteWrite.defaults();
         private long volumeGuidelineBytes = LocalPartitionStatistics.VOLUME_GUIDELINE_BYTES;
+        private int readsInFlightPerQuery = ScatterGather.DEFAULT_PER_QUERY;
 
         private Builder() {
         }
@@ -281,6 +279,18 @@ public final class QueryServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The most reads of one query in flight at once (partitions read here, requests to other instances), for a query
+         * that needs many partitions or every instance; default {@value ScatterGather#DEFAULT_PER_QUERY}.
+         */
+        public Builder readsInFlightPerQuery(int reads) {
+            if (reads < 1) {
+                throw new IllegalArgumentException("readsInFlightPerQuery must be >= 1, was " + reads);
+            }
+            this.readsInFlightPerQuery = reads;
+            return this;
+        }
+
         /** The per-key volume over a lifecycle above which partition statistics flag a device (default 10 GB). */
         public Builder volumeGuidelineBytes(long bytes) {
             if (bytes <= 0) {
@@ -302,7 +312,8 @@ public final class QueryServer implements AutoCloseable {
             QueryMetrics metrics = new QueryMetrics(registry, streams, tokens);
             Forwarder forwarder = new Forwarder(connectTimeout, requestTimeout, tls == null ? null : tls.client());
             SeriesRouting routing = new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(), maxStandbyLag);
-            Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics, routing, forwarder,
+            ScatterGather gather = new ScatterGather(readsInFlightPerQuery);
+            Routes routes = new Routes(streams, pipelineConfig.keyLayout(), registry, metrics, routing, forwarder, gather,
                     requestTimeout, failoverWait, tokens, writes == null ? null
                     : new HttpWrites(writes, influx, remoteWrite, registry, Clock.systemUTC()), volumeGuidelineBytes);
             Javalin http = Javalin.create(config -> {
@@ -332,7 +343,7 @@ public final class QueryServer implements AutoCloseable {
             try {
                 http.start();
             } catch (RuntimeException e) {
-                routes.prometheus.close();
+                gather.close();
                 forwarder.close();
                 routing.close();
                 metrics.close();
@@ -342,7 +353,7 @@ public final class QueryServer implements AutoCloseable {
                 throw e;
             }
             QueryServer server = new QueryServer(http, metrics, (tls == null ? "http" : "https") + "://" + advertised.host()
-                    + ":" + advertised.port(), forwarder, routing, tokens, routes.prometheus);
+                    + ":" + advertised.port(), forwarder, routing, tokens, gather);
             LOG.info("Query API listening on {}:{}, advertised as {}; {}", bindHost, http.port(), server.url(),
                     tokens == null ? "no authentication (anyone who reaches the port reads every series)"
                             : "bearer tokens of " + tokens.path() + " required");
@@ -391,6 +402,7 @@ public final class QueryServer implements AutoCloseable {
         private final RoutedRead router;
         private final RoutedRead forwardedRouter;
         private final Forwarder forwarder;
+        private final ScatterGather gather;
         private final Duration statisticsTimeout;
         private final SeriesReader reader;
         private final LocalPartitionStatistics statistics;
@@ -404,7 +416,8 @@ public final class QueryServer implements AutoCloseable {
         private final BodyLimit bodyLimit;
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
-               SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
+               SeriesRouting routing, Forwarder forwarder, ScatterGather gather, Duration statisticsTimeout,
+               Duration failoverWait,
                TokenFile tokens, HttpWrites writes, long volumeGuidelineBytes) {
             this.streams = streams;
             this.layout = layout;
@@ -415,6 +428,7 @@ public final class QueryServer implements AutoCloseable {
             // A forwarded read does not wait: the instance that sent it tries its next target, and waits itself.
             this.forwardedRouter = new RoutedRead(forwarder::get, routing::acceptableLocalLag, Duration.ZERO);
             this.forwarder = forwarder;
+            this.gather = gather;
             this.statisticsTimeout = statisticsTimeout;
             this.reader = new SeriesReader(layout);
             this.heatmap = new KeyspaceHeatmap(streams, layout);
@@ -424,23 +438,15 @@ public final class QueryServer implements AutoCloseable {
             this.writes = writes;
             this.bodyLimit = new BodyLimit(writes == null ? List.of() : WRITE_PATHS);
             DeviceDirectory deviceTable = new DeviceDirectory(streams);
-            this.prometheus = new PrometheusApi(layout, new Partitions(), reader, this::tenantAllowed, Clock.systemUTC(),
-                    deviceTable::labels);
-            this.devices = devicesApi(deviceTable, failoverWait);
+            ScatterGather.Plans latest = new ScatterGather.Plans(StoreNames.LATEST, routing::planPartition,
+                    routing::acceptableLocalLag, failoverWait);
+            this.prometheus = new PrometheusApi(layout, new Partitions(latest), reader, this::tenantAllowed, Clock.systemUTC(),
+                    deviceTable::labels, gather);
+            this.devices = devicesApi(deviceTable, latest);
         }
 
         /** The device routes, reading partitions as the other reads do (docs/query-api.md, "Devices"). */
-        private DevicesApi devicesApi(DeviceDirectory directory, Duration failoverWait) {
-            // Requests to other instances wait here, one per instance at a time; idle threads end after a minute.
-            ExecutorService fanOutThreads = Executors.newCachedThreadPool(task -> {
-                Thread thread = new Thread(task, "devices-fan-out");
-                thread.setDaemon(true);
-                return thread;
-            });
-            PartitionFanOut fanOut = new PartitionFanOut(p -> routing.planPartition(StoreNames.LATEST, p, false),
-                    routing::acceptableLocalLag, StoreNames.LATEST, failoverWait, fanOutThreads);
-            PartitionFanOut forwardedFanOut = new PartitionFanOut(p -> routing.planPartition(StoreNames.LATEST, p, true),
-                    routing::acceptableLocalLag, StoreNames.LATEST, Duration.ZERO, fanOutThreads);
+        private DevicesApi devicesApi(DeviceDirectory directory, ScatterGather.Plans latest) {
             DevicesApi.Tenants tenants = new DevicesApi.Tenants() {
                 @Override
                 public String allowed(Context ctx, String named) {
@@ -452,8 +458,8 @@ public final class QueryServer implements AutoCloseable {
                     return tenant(ctx);
                 }
             };
-            return new DevicesApi(directory, layout, reader, tenants, (read, p, stale) -> local(read, p, stale), fanOut,
-                    forwardedFanOut, routing::partitionCount, forwarder::get,
+            return new DevicesApi(directory, layout, reader, tenants, (read, p, stale) -> local(read, p, stale), gather,
+                    latest, routing::partitionCount, forwarder::get,
                     new DevicesApi.Counters(metrics::forwarded, metrics::stale));
         }
 
@@ -821,50 +827,32 @@ public final class QueryServer implements AutoCloseable {
 
         /** Whole partitions for the Prometheus API, read as a series is: active task, standbys, other instances. */
         private final class Partitions implements PartitionReads {
+            private final ScatterGather.Plans plans;
+
+            Partitions(ScatterGather.Plans plans) {
+                this.plans = plans;
+            }
+
             @Override
             public OptionalInt partitionCount() {
                 return routing.partitionCount();
             }
 
             @Override
-            public Answer read(int partition, Function<SeriesReader.Stores, PartitionSeries> read, Forwarder.Request remote) {
-                return answerOf(router.answer(StoreNames.LATEST, () -> routing.planPartition(StoreNames.LATEST, partition, false),
-                        (p, stale) -> local(read, p, stale), remote));
+            public ScatterGather.Plans plans() {
+                return plans;
             }
 
             @Override
-            public Answer readHere(int partition, Function<SeriesReader.Stores, PartitionSeries> read) {
-                return answerOf(forwardedRouter.answer(StoreNames.LATEST,
-                        () -> routing.planPartition(StoreNames.LATEST, partition, true), (p, stale) -> local(read, p, stale), null));
+            public Optional<PartitionSeries> local(Function<SeriesReader.Stores, PartitionSeries> read, int partition,
+                                                   boolean stale) {
+                return Routes.this.local(read, partition, stale);
             }
 
-            private Answer answerOf(RoutedAnswer<PartitionSeries> answer) {
-                if (answer instanceof RoutedAnswer.Local<PartitionSeries> local) {
-                    return new Answer(local.value(), local.lag(), List.of());
-                }
-                if (answer instanceof RoutedAnswer.Forwarded<PartitionSeries> forwarded) {
-                    Forwarder.Answer remote = forwarded.answer();
-                    String who = forwarded.host().host() + ":" + forwarded.host().port();
-                    if (remote.status() != 200) {
-                        // A 4xx of the instance that has the partition (too many series, say) is the answer.
-                        throw PrometheusApi.relayedError(remote.status(), remote.body());
-                    }
-                    metrics.forwarded();
-                    try {
-                        String lag = header(remote, LAG_HEADER);
-                        return new Answer(PartitionSeries.fromJson(remote.body()),
-                                lag == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(lag)), List.of());
-                    } catch (IOException | NumberFormatException e) {
-                        return new Answer(null, OptionalLong.empty(), List.of(who + " sent an answer that is not a "
-                                + "partition's series: " + e.getMessage()));
-                    }
-                }
-                return new Answer(null, OptionalLong.empty(), ((RoutedAnswer.NoneAnswered<PartitionSeries>) answer).attempts());
-            }
-
-            private static String header(Forwarder.Answer answer, String name) {
-                return answer.headers().entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
-                        .flatMap(e -> e.getValue().stream()).findFirst().orElse(null);
+            @Override
+            public Optional<Forwarder.Answer> forward(HostInfo host, Forwarder.Request request) {
+                metrics.forwarded();
+                return forwarder.get(host, request);
             }
         }
 
@@ -907,10 +895,10 @@ public final class QueryServer implements AutoCloseable {
 
         /**
          * Adds the {@code partitions} of every other instance's answer to {@code pathAndQuery} to {@code partitions}, and
-         * lists the instances (this one first) with {@code reachable: true|false}. This instance asks the others all at
-         * once, with the forwarding header (which makes them answer with their own partitions only), and waits for them
-         * at most the forwarding request timeout; one that has not answered by then is unreachable. A forwarded request
-         * asks nobody.
+         * lists the instances (this one first) with {@code reachable: true|false}. This instance asks the others through
+         * the {@link ScatterGather} (at most its per-query bound at once), with the forwarding header (which makes them
+         * answer with their own partitions only), and waits for them at most the forwarding request timeout in all; one
+         * that has not answered by then is unreachable. A forwarded request asks nobody.
          */
         private ArrayNode fromEveryInstance(Context ctx, String pathAndQuery, List<JsonNode> partitions) {
             ArrayNode instances = JSON.createArrayNode();
@@ -919,7 +907,8 @@ public final class QueryServer implements AutoCloseable {
                 return instances;
             }
             List<HostInfo> others = otherClients().stream().map(StreamsMetadata::hostInfo).toList();
-            forwarder.getAll(others, new Forwarder.Request(pathAndQuery, ctx.header("Authorization")), statisticsTimeout)
+            Forwarder.Request request = new Forwarder.Request(pathAndQuery, ctx.header("Authorization"));
+            gather.askEach(others, host -> forwarder.get(host, request), statisticsTimeout)
                     .forEach((host, remote) -> {
                         boolean reachable = false;
                         if (remote.isPresent() && remote.get().status() == 200) {
