@@ -236,6 +236,28 @@ class PrometheusLimitsTest {
     }
 
     @Test
+    void theInternalRouteReadsEveryPartitionItIsGivenInOneAnswer() throws IOException {
+        devices(2, 20);
+        start();
+        String form = "mode=series&since_ms=0&match[]=" + URLEncoder.encode("{device=~\"globex-.*\"}", StandardCharsets.UTF_8);
+
+        HttpResponse<byte[]> both = post(PrometheusApi.PARTITION_PATH + "?partition=0&partition=1", form);
+
+        JsonNode body = JSON.readTree(both.body());
+        assertThat(both.statusCode()).as("%s", body).isEqualTo(200);
+        assertThat(body.get("status").asText()).isEqualTo("success");
+        assertThat(body.at("/data/partitions/0/series")).hasSize(2);
+        assertThat(body.at("/data/partitions/1/series")).hasSize(2);
+        assertThat(body.at("/data/lags")).isEmpty();
+
+        HttpResponse<byte[]> outside = post(PrometheusApi.PARTITION_PATH + "?partition=1&partition=2", form);
+        JsonNode refused = JSON.readTree(outside.body());
+        assertThat(outside.statusCode()).isEqualTo(400);
+        assertThat(refused.get("errorType").asText()).isEqualTo("bad_data");
+        assertThat(refused.get("error").asText()).contains("'2' is not a partition", "0..1");
+    }
+
+    @Test
     void moreMatchesThanTheCapAre400BadData() throws IOException {
         devices(1, 20);
         start();
