@@ -26,9 +26,9 @@ import dev.tspipe.query.prometheus.PartitionReads;
 import dev.tspipe.query.prometheus.PartitionSeries;
 import dev.tspipe.query.prometheus.PrometheusApi;
 import dev.tspipe.query.routing.Forwarder;
-import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
+import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.query.routing.SeriesRouting;
 import dev.tspipe.query.tls.HttpTls;
 import dev.tspipe.query.write.HttpWrites;
@@ -417,8 +417,7 @@ public final class QueryServer implements AutoCloseable {
 
         Routes(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
                SeriesRouting routing, Forwarder forwarder, ScatterGather gather, Duration statisticsTimeout,
-               Duration failoverWait,
-               TokenFile tokens, HttpWrites writes, long volumeGuidelineBytes) {
+               Duration failoverWait, TokenFile tokens, HttpWrites writes, long volumeGuidelineBytes) {
             this.streams = streams;
             this.layout = layout;
             this.registry = registry;

@@ -138,11 +138,6 @@ public final class ScatterGather implements AutoCloseable {
         });
     }
 
-    /** The most reads of one call in flight at once. */
-    public int perQuery() {
-        return perQuery;
-    }
-
     /**
      * Reads {@code partitions} here or at their owners, failing over for at most the failover wait.
      *
