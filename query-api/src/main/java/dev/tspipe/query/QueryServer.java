@@ -26,6 +26,7 @@ import dev.tspipe.query.prometheus.PartitionReads;
 import dev.tspipe.query.prometheus.PartitionSeries;
 import dev.tspipe.query.prometheus.PrometheusApi;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.PartitionPlans;
 import dev.tspipe.query.routing.RoutedAnswer;
 import dev.tspipe.query.routing.RoutedRead;
 import dev.tspipe.query.routing.ScatterGather;
@@ -437,7 +438,7 @@ public final class QueryServer implements AutoCloseable {
             this.writes = writes;
             this.bodyLimit = new BodyLimit(writes == null ? List.of() : WRITE_PATHS);
             DeviceDirectory deviceTable = new DeviceDirectory(streams);
-            ScatterGather.Plans latest = new ScatterGather.Plans(StoreNames.LATEST, routing::planPartition,
+            PartitionPlans latest = new PartitionPlans(StoreNames.LATEST, routing::planPartition,
                     routing::acceptableLocalLag, failoverWait);
             this.prometheus = new PrometheusApi(layout, new Partitions(latest), reader, this::tenantAllowed, Clock.systemUTC(),
                     deviceTable::labels, gather);
@@ -445,7 +446,7 @@ public final class QueryServer implements AutoCloseable {
         }
 
         /** The device routes, reading partitions as the other reads do (docs/query-api.md, "Devices"). */
-        private DevicesApi devicesApi(DeviceDirectory directory, ScatterGather.Plans latest) {
+        private DevicesApi devicesApi(DeviceDirectory directory, PartitionPlans latest) {
             DevicesApi.Tenants tenants = new DevicesApi.Tenants() {
                 @Override
                 public String allowed(Context ctx, String named) {
@@ -826,9 +827,9 @@ public final class QueryServer implements AutoCloseable {
 
         /** Whole partitions for the Prometheus API, read as a series is: active task, standbys, other instances. */
         private final class Partitions implements PartitionReads {
-            private final ScatterGather.Plans plans;
+            private final PartitionPlans plans;
 
-            Partitions(ScatterGather.Plans plans) {
+            Partitions(PartitionPlans plans) {
                 this.plans = plans;
             }
 
@@ -838,7 +839,7 @@ public final class QueryServer implements AutoCloseable {
             }
 
             @Override
-            public ScatterGather.Plans plans() {
+            public PartitionPlans plans() {
                 return plans;
             }
 

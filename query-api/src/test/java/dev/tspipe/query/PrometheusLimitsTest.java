@@ -11,6 +11,7 @@ import dev.tspipe.query.prometheus.PartitionSeries;
 import dev.tspipe.query.prometheus.PrometheusApi;
 import dev.tspipe.query.prometheus.QueryBudget;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.PartitionPlans;
 import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.query.routing.Target;
 import io.javalin.Javalin;
@@ -107,7 +108,7 @@ class PrometheusLimitsTest {
 
     /** Partition 0 here; partition 1 at "another instance": this server's internal route, over HTTP. */
     private final class TwoPartitions implements PartitionReads {
-        private final ScatterGather.Plans plans = new ScatterGather.Plans("latest", (store, p, forwarded) ->
+        private final PartitionPlans plans = new PartitionPlans("latest", (store, p, forwarded) ->
                 p == 0 || forwarded ? List.of(new Target.LocalActive(p)) : List.of(new Target.Remote(OTHER, false)),
                 (store, p) -> OptionalLong.empty(), Duration.ZERO);
 
@@ -117,7 +118,7 @@ class PrometheusLimitsTest {
         }
 
         @Override
-        public ScatterGather.Plans plans() {
+        public PartitionPlans plans() {
             return plans;
         }
 

@@ -15,6 +15,7 @@ import dev.tspipe.query.ApiException;
 import dev.tspipe.query.QueryServer;
 import dev.tspipe.query.SeriesReader;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.PartitionPlans;
 import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.schemas.Device;
 import io.javalin.http.Context;
@@ -87,7 +88,7 @@ public final class DevicesApi {
     private final Tenants tenants;
     private final LocalPartitions local;
     private final ScatterGather gather;
-    private final ScatterGather.Plans plans;
+    private final PartitionPlans plans;
     private final Supplier<OptionalInt> partitionCount;
     private final BiFunction<HostInfo, Forwarder.Request, Optional<Forwarder.Answer>> forwarder;
     private final Counters counters;
@@ -99,7 +100,7 @@ public final class DevicesApi {
      * @param partitionCount the input topic's partition count, empty before Kafka Streams knows it
      */
     public DevicesApi(DeviceDirectory directory, KeyLayout layout, SeriesReader reader, Tenants tenants, LocalPartitions local,
-                      ScatterGather gather, ScatterGather.Plans plans,
+                      ScatterGather gather, PartitionPlans plans,
                       Supplier<OptionalInt> partitionCount,
                       BiFunction<HostInfo, Forwarder.Request, Optional<Forwarder.Answer>> forwarder,
                       Counters counters) {

@@ -2,6 +2,7 @@ package dev.tspipe.query.prometheus;
 
 import dev.tspipe.query.SeriesReader;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.PartitionPlans;
 import dev.tspipe.query.routing.ScatterGather;
 import org.apache.kafka.streams.state.HostInfo;
 
@@ -19,7 +20,7 @@ public interface PartitionReads {
     OptionalInt partitionCount();
 
     /** The plans of the partitions' copies. */
-    ScatterGather.Plans plans();
+    PartitionPlans plans();
 
     /**
      * This instance's copy of {@code partition} read by {@code read}: its active task, or with {@code stale} any copy;

@@ -377,20 +377,7 @@ public final class PrometheusApi {
             throw relayedError(answer.get().status(), answer.get().body());
         }
         try {
-            com.fasterxml.jackson.databind.JsonNode data = JSON.readTree(answer.get().body()).path("data");
-            Map<Integer, PartitionSeries> series = new TreeMap<>();
-            Map<Integer, Long> lags = new TreeMap<>();
-            for (int p : asked) {
-                com.fasterxml.jackson.databind.JsonNode one = data.path("partitions").get(Integer.toString(p));
-                if (one != null) {
-                    series.put(p, PartitionSeries.fromJson(one));
-                }
-                com.fasterxml.jackson.databind.JsonNode lag = data.path("lags").get(Integer.toString(p));
-                if (lag != null && lag.canConvertToLong()) {
-                    lags.put(p, lag.asLong());
-                }
-            }
-            return Optional.of(new ScatterGather.Batch<>(series, lags.keySet(), lags));
+            return Optional.of(PartitionsAnswer.read(answer.get().body(), asked));
         } catch (java.io.IOException e) {
             return Optional.empty();
         }
@@ -451,10 +438,9 @@ public final class PrometheusApi {
     }
 
     /**
-     * The internal route: this instance's copies of the partitions asked compute a query's leaf or list its series. The
-     * answer is Prometheus' envelope around each partition read, by number, and the lag of those read from a copy
-     * behind: {@code {"status":"success","data":{"partitions":{"1":{"series":[...]}},"lags":{"1":5}}}}; a partition
-     * not read here is absent (the asker tries its next copy), and when none is, the answer is a 503.
+     * The internal route: this instance's copies of the partitions asked compute a query's leaf or list its series
+     * ({@link PartitionsAnswer}); a partition not read here is absent (the asker tries its next copy), and when none
+     * is, the answer is a 503.
      */
     private void partition(Context ctx) {
         Set<Integer> partitions = partitionNumbers(ctx);
@@ -509,27 +495,7 @@ public final class PrometheusApi {
         if (!result.stale().isEmpty()) {
             ctx.header(QueryServer.STALE_HEADER, "true");
         }
-        ctx.contentType("application/json").result(partitionsAnswer(result));
-    }
-
-    /** The internal route's answer: each partition's {@link PartitionSeries#toJson} as it is, in Prometheus' envelope. */
-    private static byte[] partitionsAnswer(ScatterGather.Result<PartitionSeries> result) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        out.writeBytes("{\"status\":\"success\",\"data\":{\"partitions\":{".getBytes(StandardCharsets.UTF_8));
-        String separator = "";
-        for (Map.Entry<Integer, PartitionSeries> one : result.answers().entrySet()) {
-            out.writeBytes((separator + "\"" + one.getKey() + "\":").getBytes(StandardCharsets.UTF_8));
-            out.writeBytes(one.getValue().toJson());
-            separator = ",";
-        }
-        StringBuilder lags = new StringBuilder("},\"lags\":{");
-        separator = "";
-        for (Map.Entry<Integer, Long> lag : result.lags().entrySet()) {
-            lags.append(separator).append('"').append(lag.getKey()).append("\":").append(lag.getValue());
-            separator = ",";
-        }
-        out.writeBytes(lags.append("}}}").toString().getBytes(StandardCharsets.UTF_8));
-        return out.toByteArray();
+        ctx.contentType("application/json").result(PartitionsAnswer.write(result));
     }
 
     // -----------------------------------------------------------------------------------

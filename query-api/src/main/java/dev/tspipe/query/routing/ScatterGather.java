@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -55,17 +54,6 @@ public final class ScatterGather implements AutoCloseable {
     public static final int DEFAULT_PER_QUERY = 8;
 
     private static final Logger LOG = LoggerFactory.getLogger(ScatterGather.class);
-
-    /** How the partitions of one store are planned and failed over. */
-    public record Plans(String store, Planner planner, RoutedRead.LocalLags lags, Duration failoverWait) {
-    }
-
-    /** The plan of one partition: {@link SeriesRouting#planPartition}. */
-    @FunctionalInterface
-    public interface Planner {
-        /** The targets that can answer a read of {@code store}'s partition, best first; local ones only when {@code forwarded}. */
-        List<Target> plan(String store, int partition, boolean forwarded);
-    }
 
     /**
      * What another instance answered for a group of partitions: those it read, which of them from a copy behind, and how
@@ -144,7 +132,7 @@ public final class ScatterGather implements AutoCloseable {
      * @param local  reads this instance's copy of a partition; what it throws ends the read
      * @param remote asks another instance for several partitions at once
      */
-    public <T> Result<T> read(Plans plans, Set<Integer> partitions, RoutedRead.LocalRead<T> local, RemoteRead<T> remote) {
+    public <T> Result<T> read(PartitionPlans plans, Set<Integer> partitions, RoutedRead.LocalRead<T> local, RemoteRead<T> remote) {
         return read(plans, false, plans.failoverWait(), partitions, local, remote);
     }
 
@@ -152,11 +140,11 @@ public final class ScatterGather implements AutoCloseable {
      * Reads {@code partitions} from this instance's copies only, without waiting (a request another instance forwarded:
      * that instance tries the next copy of what is not answered, and waits itself).
      */
-    public <T> Result<T> readHere(Plans plans, Set<Integer> partitions, RoutedRead.LocalRead<T> local) {
+    public <T> Result<T> readHere(PartitionPlans plans, Set<Integer> partitions, RoutedRead.LocalRead<T> local) {
         return read(plans, true, Duration.ZERO, partitions, local, (host, asked) -> Optional.empty());
     }
 
-    private <T> Result<T> read(Plans plans, boolean forwarded, Duration failoverWait, Set<Integer> partitions,
+    private <T> Result<T> read(PartitionPlans plans, boolean forwarded, Duration failoverWait, Set<Integer> partitions,
                                RoutedRead.LocalRead<T> local, RemoteRead<T> remote) {
         Flight flight = new Flight();
         Map<Integer, T> answers = new TreeMap<>();
@@ -182,20 +170,16 @@ public final class ScatterGather implements AutoCloseable {
         return new Result<>(answers, stale, lags, unanswered);
     }
 
-    /** What this instance's copies of one partition gave: the answer (from a copy {@code lag} records behind), and what was tried. */
-    private record LocalOutcome<T>(Optional<T> value, OptionalLong lag, List<String> attempts) {
-    }
-
     /**
      * One pass over the open partitions' plans: one request per other instance for the partitions whose plan names it
      * next, and the local targets read meanwhile; then again for the partitions still open, until their plans are spent.
      */
-    private <T> void pass(Flight flight, Plans plans, boolean forwarded, Set<Integer> open, RoutedRead.LocalRead<T> local,
+    private <T> void pass(Flight flight, PartitionPlans plans, boolean forwarded, Set<Integer> open, RoutedRead.LocalRead<T> local,
                           RemoteRead<T> remote, Map<Integer, T> answers, Set<Integer> stale, Map<Integer, Long> lags,
                           Map<Integer, List<String>> attempts) {
         Map<Integer, Deque<Target>> pending = new TreeMap<>();
         for (int p : open) {
-            pending.put(p, new ArrayDeque<>(plans.planner().plan(plans.store(), p, forwarded)));
+            pending.put(p, new ArrayDeque<>(plans.plan(p, forwarded)));
             attempts.put(p, new ArrayList<>());
         }
         while (!pending.isEmpty()) {
@@ -214,10 +198,10 @@ public final class ScatterGather implements AutoCloseable {
             }
             Map<HostInfo, Future<Optional<Batch<T>>>> asked = new LinkedHashMap<>();
             groups.forEach((host, group) -> asked.put(host, flight.start(() -> remote.read(host, group))));
-            Map<Integer, Future<LocalOutcome<T>>> read = new TreeMap<>();
+            Map<Integer, Future<PartitionPlans.LocalOutcome<T>>> read = new TreeMap<>();
             for (int p : here) {
                 Deque<Target> plan = pending.get(p);
-                read.put(p, flight.start(() -> readHere(plans, p, plan, local)));
+                read.put(p, flight.start(() -> plans.readHere(p, plan, local)));
             }
             asked.forEach((host, answer) -> {
                 Optional<Batch<T>> batch = join(answer).flatMap(b -> b);
@@ -241,7 +225,7 @@ public final class ScatterGather implements AutoCloseable {
                 }
             });
             read.forEach((p, outcome) -> {
-                Optional<LocalOutcome<T>> copy = join(outcome);
+                Optional<PartitionPlans.LocalOutcome<T>> copy = join(outcome);
                 if (copy.isEmpty()) {
                     attempts.get(p).add("the read of partition " + p + " here was stopped");
                     pending.remove(p);
@@ -259,42 +243,6 @@ public final class ScatterGather implements AutoCloseable {
                 }
             });
         }
-    }
-
-    /**
-     * Tries the local targets at the head of the plan, in order, until one answers; leaves the plan at its next remote
-     * target (or spent). Runs in a thread of the pool: the plan is this task's alone until it ends.
-     */
-    private static <T> LocalOutcome<T> readHere(Plans plans, int p, Deque<Target> plan, RoutedRead.LocalRead<T> local) {
-        List<String> attempts = new ArrayList<>();
-        boolean staleTried = false;
-        while (!plan.isEmpty() && !(plan.peek() instanceof Target.Remote)) {
-            Target target = plan.poll();
-            if (target instanceof Target.LocalActive) {
-                Optional<T> fresh = local.read(p, false);
-                if (fresh.isPresent()) {
-                    return new LocalOutcome<>(fresh, OptionalLong.empty(), attempts);
-                }
-                attempts.add("the active task of partition " + p + " here is not queryable");
-                OptionalLong lag = plans.lags().acceptableLag(plans.store(), p);
-                if (lag.isPresent()) {
-                    staleTried = true;
-                    Optional<T> restoring = local.read(p, true);
-                    if (restoring.isPresent()) {
-                        return new LocalOutcome<>(restoring, lag, attempts);
-                    }
-                    attempts.add("its restoring copy cannot answer either");
-                }
-            } else if (target instanceof Target.LocalStandby standbyHere && !staleTried) {
-                staleTried = true;
-                Optional<T> standby = local.read(p, true);
-                if (standby.isPresent()) {
-                    return new LocalOutcome<>(standby, OptionalLong.of(standbyHere.lag()), attempts);
-                }
-                attempts.add("the standby of partition " + p + " here cannot answer");
-            }
-        }
-        return new LocalOutcome<>(Optional.empty(), OptionalLong.empty(), attempts);
     }
 
     /**

@@ -84,8 +84,8 @@ class ScatterGatherTest {
         gather.close();
     }
 
-    private ScatterGather.Plans plans(Duration failoverWait) {
-        return new ScatterGather.Plans(STORE, (store, p, forwarded) -> plans.getOrDefault(p, List.of()), (store, p) -> {
+    private PartitionPlans plans(Duration failoverWait) {
+        return new PartitionPlans(STORE, (store, p, forwarded) -> plans.getOrDefault(p, List.of()), (store, p) -> {
             Long lag = lags.get(p);
             return lag == null ? OptionalLong.empty() : OptionalLong.of(lag);
         }, failoverWait);
@@ -189,7 +189,7 @@ class ScatterGatherTest {
     @Test
     void aForwardedReadAsksForLocalPlansReadsHereOnlyAndDoesNotWait() {
         List<Boolean> forwarded = new CopyOnWriteArrayList<>();
-        ScatterGather.Plans localOnly = new ScatterGather.Plans(STORE, (store, p, isForwarded) -> {
+        PartitionPlans localOnly = new PartitionPlans(STORE, (store, p, isForwarded) -> {
             forwarded.add(isForwarded);
             return List.of(new Target.LocalActive(p));
         }, (store, p) -> OptionalLong.empty(), Duration.ofSeconds(2));
@@ -222,7 +222,7 @@ class ScatterGatherTest {
         for (int p = 0; p < 6; p++) {
             six.put(p, List.of(new Target.Remote(new HostInfo("10.0.1." + p, 8080), false)));
         }
-        ScatterGather.Plans sixPlans = new ScatterGather.Plans(STORE, (store, p, forwarded) -> six.get(p),
+        PartitionPlans sixPlans = new PartitionPlans(STORE, (store, p, forwarded) -> six.get(p),
                 (store, p) -> OptionalLong.empty(), Duration.ZERO);
         return bounded.read(sixPlans, Set.of(0, 1, 2, 3, 4, 5), (p, stale) -> Optional.empty(), (host, asked) -> {
             most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
