@@ -3,7 +3,7 @@ package dev.tspipe.app;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.ingest.DeviceTopic;
-import dev.tspipe.query.devices.DeviceAnswer;
+import dev.tspipe.query.series.DeviceAnswer;
 import dev.tspipe.schemas.Device;
 import dev.tspipe.schemas.DeviceKeys;
 import picocli.CommandLine.Command;

@@ -5,7 +5,7 @@ import dev.tspipe.ingest.influx.InfluxMapping;
 import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
-import dev.tspipe.query.QueryServer;
+import dev.tspipe.query.server.QueryServer;
 import dev.tspipe.query.tls.HttpTls;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;

@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.server.QueryServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;

@@ -1,5 +1,9 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.series.SeriesReader;
+import dev.tspipe.query.http.Guard;
+import dev.tspipe.query.http.RouteTable;
+import dev.tspipe.query.prometheus.PrometheusRoutes;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.processor.keys.KeyLayout;
@@ -90,11 +94,8 @@ class PrometheusLimitsTest {
             config.startup.showJavalinBanner = false;
             config.jetty.host = "127.0.0.1";
             config.jetty.port = 0;
-            api.routes().forEach((path, handler) -> {
-                config.routes.get(path, handler);
-                config.routes.post(path, handler);
-            });
-            config.routes.exception(ApiException.class, (e, ctx) -> QueryServer.Routes.error(ctx, e));
+            // Prometheus' route groups, registered and refused as a node does, without tokens.
+            new RouteTable(PrometheusRoutes.of(api)).register(config, new Guard(null), "127.0.0.1");
         }).start();
     }
 

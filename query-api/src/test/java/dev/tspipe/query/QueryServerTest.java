@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.server.QueryServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.processor.topology.PipelineConfig;
@@ -19,10 +20,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import dev.tspipe.query.http.Route;
+import dev.tspipe.query.write.WriteRoutes;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -317,8 +322,22 @@ class QueryServerTest {
                 documented.add(path.getKey());
             }
         }
-        assertThat(documented).isEqualTo(new TreeSet<>(QueryServer.Routes.PATHS));
-        assertThat(writes).isEqualTo(new TreeSet<>(QueryServer.Routes.WRITE_PATHS));
+        // The route table the server registered from: GET routes, POST-only ones (writes), GET-and-POST ones (Prometheus').
+        Map<String, Set<String>> served = new TreeMap<>();
+        List<Route> routes = new ArrayList<>(server.routes().documented());
+        // This server takes no writes; a server that does registers these groups.
+        new WriteRoutes(null, null).routes().forEach(group -> routes.addAll(group.routes()));
+        for (Route route : routes) {
+            served.computeIfAbsent(route.path(), path -> new TreeSet<>()).add(route.method().name());
+        }
+        TreeSet<String> servedGets = new TreeSet<>();
+        TreeSet<String> servedPosts = new TreeSet<>();
+        TreeSet<String> servedBoth = new TreeSet<>();
+        served.forEach((path, methods) -> (methods.size() == 2 ? servedBoth
+                : methods.contains("POST") ? servedPosts : servedGets).add(path));
+        assertThat(documented).isEqualTo(servedGets);
+        assertThat(writes).isEqualTo(servedPosts);
+        assertThat(prometheus).isEqualTo(servedBoth);
         assertThat(prometheus).isEqualTo(new TreeSet<>(PrometheusApi.PATHS));
         for (String path : prometheus) {
             Answer answer = get(path.replace("{name}", "device") + "?match[]=up&query=1");

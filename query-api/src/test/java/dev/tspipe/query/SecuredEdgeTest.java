@@ -1,5 +1,9 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.console.Console;
+import dev.tspipe.query.http.BodyLimit;
+import dev.tspipe.query.http.JsonErrorPages;
+import dev.tspipe.query.http.MethodOverride;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.query.auth.Scope;
@@ -144,14 +148,14 @@ class SecuredEdgeTest {
         }
 
         String write = "Authorization: Bearer " + node.token(Scope.WRITE) + "\r\n";
-        byte[] tooMany = "a".repeat(HttpWrites.MAX_BODY_BYTES + 1).getBytes(StandardCharsets.US_ASCII);
+        byte[] tooMany = "a".repeat(BodyLimit.WRITE_BYTES + 1).getBytes(StandardCharsets.US_ASCII);
         byte[] notLineProtocol = "a".repeat(3 * 1024 * 1024).getBytes(StandardCharsets.US_ASCII);
         for (String path : List.of("/api/v2/write", "/api/v2/write/")) {
             for (boolean chunked : new boolean[] {true, false}) {
                 String how = path + (chunked ? " chunked: " : " Content-Length: ");
                 RawHttp.Answer over = post(path, write, tooMany, chunked);
                 assertThat(over.status()).as(how + over.text()).isEqualTo(413);
-                assertThat(over.text()).contains(Integer.toString(HttpWrites.MAX_BODY_BYTES));
+                assertThat(over.text()).contains(Integer.toString(BodyLimit.WRITE_BYTES));
                 // Over the query routes' limit, under the writes': read, and refused as the line protocol it is not.
                 RawHttp.Answer under = post(path, write, notLineProtocol, chunked);
                 assertThat(under.status()).as(how + under.text()).isEqualTo(400);

@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.server.QueryServer;
 import dev.tspipe.embedded.FreePorts;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;

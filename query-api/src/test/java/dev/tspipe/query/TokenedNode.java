@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.server.QueryServer;
 import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.TspipeStreams;
@@ -79,6 +80,10 @@ final class TokenedNode implements AutoCloseable {
                 return token;
             }
         }
+    }
+
+    QueryServer server() {
+        return server;
     }
 
     int port() {

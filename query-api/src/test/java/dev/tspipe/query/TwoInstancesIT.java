@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.http.AnswerHeaders;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
@@ -181,7 +182,7 @@ class TwoInstancesIT {
             Answer fromB = get(b, path);
             assertThat(fromA.status()).as(path).isEqualTo(200);
             assertThat(fromB.body()).as(path).isEqualTo(fromA.body());
-            assertThat(fromA.header(QueryServer.STALE_HEADER)).isNull();
+            assertThat(fromA.header(AnswerHeaders.STALE)).isNull();
             assertThat(new ArrayList<>(readings(fromA).keySet())).isEqualTo(new ArrayList<>(series.getValue().descendingKeySet()));
             assertThat(readings(fromA)).isEqualTo(series.getValue());
             assertThat(fromA.body().get("nextCursor").isNull()).isTrue();
@@ -631,7 +632,7 @@ class TwoInstancesIT {
                 try {
                     Answer answer = get(a, readingsPath(series, "limit=10000"));
                     statuses.merge(answer.status(), 1, Integer::sum);
-                    if ("true".equals(answer.header(QueryServer.STALE_HEADER))) {
+                    if ("true".equals(answer.header(AnswerHeaders.STALE))) {
                         stale.incrementAndGet();
                     }
                     if (answer.status() == 503) {
@@ -639,8 +640,8 @@ class TwoInstancesIT {
                     }
                     if (answer.status() == 503 && answer.header("Retry-After") == null) {
                         problems.add("503 without Retry-After for " + series);
-                    } else if (answer.status() == 200 && "true".equals(answer.header(QueryServer.STALE_HEADER))
-                            && answer.header(QueryServer.LAG_HEADER) == null) {
+                    } else if (answer.status() == 200 && "true".equals(answer.header(AnswerHeaders.STALE))
+                            && answer.header(AnswerHeaders.LAG) == null) {
                         problems.add("stale answer without lag for " + series);
                     } else if (answer.status() != 200 && answer.status() != 503) {
                         problems.add(answer.status() + " for " + series + ": " + answer.raw().body());
@@ -678,7 +679,7 @@ class TwoInstancesIT {
     private static boolean allCompleteAndFresh(TestNode instance) throws Exception {
         for (Map.Entry<String, TreeMap<Long, Double>> series : EXPECTED.entrySet()) {
             Answer answer = get(instance, readingsPath(series.getKey(), "limit=10000&order=asc"));
-            if (answer.status() != 200 || answer.header(QueryServer.STALE_HEADER) != null
+            if (answer.status() != 200 || answer.header(AnswerHeaders.STALE) != null
                     || !readings(answer).equals(series.getValue())) {
                 return false;
             }

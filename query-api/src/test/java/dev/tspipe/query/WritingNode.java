@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.server.QueryServer;
 import dev.tspipe.embedded.EmbeddedKafka;
 import dev.tspipe.embedded.EmbeddedSchemaRegistry;
 import dev.tspipe.ingest.ReadingProducer;

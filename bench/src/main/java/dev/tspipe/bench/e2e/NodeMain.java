@@ -4,7 +4,7 @@ import dev.tspipe.processor.store.SeriesStore;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.StreamsSettings;
 import dev.tspipe.processor.topology.TspipeStreams;
-import dev.tspipe.query.QueryServer;
+import dev.tspipe.query.server.QueryServer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;

@@ -1,6 +1,6 @@
 package dev.tspipe.query.devices;
 
-import dev.tspipe.query.ApiException;
+import dev.tspipe.query.error.ApiException;
 import dev.tspipe.schemas.Device;
 
 import java.util.List;

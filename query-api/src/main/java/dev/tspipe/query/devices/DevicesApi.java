@@ -1,5 +1,6 @@
 package dev.tspipe.query.devices;
 
+import dev.tspipe.query.series.DeviceAnswer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -10,10 +11,10 @@ import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.topology.DevicePartitioner;
-import dev.tspipe.query.Answers;
-import dev.tspipe.query.ApiException;
-import dev.tspipe.query.QueryServer;
-import dev.tspipe.query.SeriesReader;
+import dev.tspipe.query.series.Answers;
+import dev.tspipe.query.error.ApiException;
+import dev.tspipe.query.http.AnswerHeaders;
+import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.routing.PartitionPlans;
 import dev.tspipe.query.routing.ScatterGather;
@@ -199,7 +200,7 @@ public final class DevicesApi {
                 });
         if (!result.stale().isEmpty()) {
             counters.stale().run();
-            ctx.header(QueryServer.STALE_HEADER, "true");
+            ctx.header(AnswerHeaders.STALE, "true");
         }
         List<Answers.Latest> readings = new ArrayList<>();
         result.answers().values().forEach(readings::addAll);

@@ -4,9 +4,9 @@ import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.RowKey;
 import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.topology.DevicePartitioner;
-import dev.tspipe.query.ApiException;
-import dev.tspipe.query.QueryServer;
-import dev.tspipe.query.SeriesReader;
+import dev.tspipe.query.error.ApiException;
+import dev.tspipe.query.http.AnswerHeaders;
+import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.promql.Expr;
 import dev.tspipe.query.promql.PromQl;
 import dev.tspipe.query.promql.PromQlException;
@@ -493,7 +493,7 @@ public final class PrometheusApi {
             throw ApiException.unavailable(String.join(" | ", failures));
         }
         if (!result.stale().isEmpty()) {
-            ctx.header(QueryServer.STALE_HEADER, "true");
+            ctx.header(AnswerHeaders.STALE, "true");
         }
         ctx.contentType("application/json").result(PartitionsAnswer.write(result));
     }

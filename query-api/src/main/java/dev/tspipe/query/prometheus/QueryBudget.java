@@ -1,6 +1,6 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.query.ApiException;
+import dev.tspipe.query.error.ApiException;
 
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicLong;

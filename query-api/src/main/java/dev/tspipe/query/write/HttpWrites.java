@@ -4,7 +4,7 @@ import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.influx.InfluxMapping;
 import dev.tspipe.ingest.influx.LineProtocolException;
 import dev.tspipe.ingest.prometheus.RemoteWrite;
-import dev.tspipe.query.ApiException;
+import dev.tspipe.query.error.ApiException;
 import dev.tspipe.schemas.ErrorText;
 import dev.tspipe.schemas.Reading;
 import io.micrometer.core.instrument.Counter;
@@ -36,8 +36,6 @@ import java.util.zip.GZIPInputStream;
  */
 public final class HttpWrites {
 
-    /** The largest body taken, as sent (compressed or not). */
-    public static final int MAX_BODY_BYTES = 10 * 1024 * 1024;
     /** The largest body once decompressed. */
     public static final int MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
     /** How long a write waits for the broker's acknowledgements before it answers 503. */

@@ -6,7 +6,7 @@ import dev.tspipe.processor.keys.SeriesId;
 import dev.tspipe.processor.rows.LatestReading;
 import dev.tspipe.processor.rows.RawRow;
 import dev.tspipe.processor.store.StoreNames;
-import dev.tspipe.query.SeriesReader;
+import dev.tspipe.query.series.SeriesReader;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;

@@ -2,7 +2,7 @@ package dev.tspipe.query.prometheus;
 
 import dev.tspipe.processor.keys.KeyLayout;
 import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.query.SeriesReader;
+import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.promql.Expr.MatchOp;
 import dev.tspipe.query.promql.Expr.Matcher;
 import org.junit.jupiter.api.Test;

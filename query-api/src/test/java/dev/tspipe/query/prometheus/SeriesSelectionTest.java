@@ -145,8 +145,8 @@ class SeriesSelectionTest {
         SeriesId long_ = SeriesId.of("a".repeat(28) + "!", "m");
         SeriesSelection catastrophic = new SeriesSelection(List.of(new Matcher("device", MatchOp.REGEX, "(.*a){20}")), null);
         long started = System.nanoTime();
-        assertThatThrownBy(() -> catastrophic.matches(long_, BUDGET)).isInstanceOf(dev.tspipe.query.ApiException.class)
-                .hasMessageContaining("takes too long").extracting(e -> ((dev.tspipe.query.ApiException) e).status()).isEqualTo(422);
+        assertThatThrownBy(() -> catastrophic.matches(long_, BUDGET)).isInstanceOf(dev.tspipe.query.error.ApiException.class)
+                .hasMessageContaining("takes too long").extracting(e -> ((dev.tspipe.query.error.ApiException) e).status()).isEqualTo(422);
         assertThat(System.nanoTime() - started).as("gave up, not finished").isLessThan(java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
         assertThat(new SeriesSelection(List.of(new Matcher("device", MatchOp.REGEX, "(a+)+!")), null).matches(long_, BUDGET)).isTrue();
     }
