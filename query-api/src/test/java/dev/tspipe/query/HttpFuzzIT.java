@@ -308,7 +308,7 @@ class HttpFuzzIT {
 
     /**
      * What is wrong with an answer of the Prometheus API, or null: every answer is JSON, a 200 is
-     * {@code {"status":"success","data":...}} (the internal route's is a partition's series), any other status
+     * {@code {"status":"success","data":...}} (the internal route's too, around the partitions it read), any other status
      * Prometheus' error envelope.
      */
     private static String prometheusProblemOf(FuzzRequest request, RawHttp.Answer answer) {
@@ -327,8 +327,7 @@ class HttpFuzzIT {
         }
         if (answer.status() == 200) {
             boolean success = json.path("status").asText().equals("success") && json.has("data");
-            return success || request.envelope() == Envelope.PROMETHEUS_ERRORS ? null
-                    : "a 200 that is not Prometheus' success";
+            return success ? null : "a 200 that is not Prometheus' success";
         }
         if (!json.path("status").asText().equals("error") || !json.path("errorType").isTextual()
                 || json.path("errorType").asText().isEmpty() || !json.path("error").isTextual()
@@ -347,11 +346,10 @@ class HttpFuzzIT {
         /** tspipe's: errors are {@code {"error":...,"message":...}}. */
         TSPIPE,
         /**
-         * Prometheus': {@code {"status":"success","data":...}}, or {@code {"status":"error","errorType":...,"error":...}}.
+         * Prometheus': {@code {"status":"success","data":...}}, or {@code {"status":"error","errorType":...,"error":...}}
+         * (the internal partition route's too).
          */
-        PROMETHEUS,
-        /** The internal partition route: errors in Prometheus' envelope, a 200 is a partition's series. */
-        PROMETHEUS_ERRORS
+        PROMETHEUS
     }
 
     /** A request as sent, with what generated it and the shape its answer must have. */
@@ -748,7 +746,7 @@ class HttpFuzzIT {
             if (quotesALeak(request)) {
                 return next();
             }
-            return new FuzzRequest(kind, request, false, internal ? Envelope.PROMETHEUS_ERRORS : Envelope.PROMETHEUS);
+            return new FuzzRequest(kind, request, false, Envelope.PROMETHEUS);
         }
 
         /** The parameters of a route, as name and value ({@code {name}} alone: a name without '='). */

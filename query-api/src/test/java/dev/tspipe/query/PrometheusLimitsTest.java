@@ -15,7 +15,11 @@ import dev.tspipe.query.prometheus.PartitionSeries;
 import dev.tspipe.query.prometheus.PrometheusApi;
 import dev.tspipe.query.prometheus.QueryBudget;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.PartitionPlans;
+import dev.tspipe.query.routing.ScatterGather;
+import dev.tspipe.query.routing.Target;
 import io.javalin.Javalin;
+import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,10 +31,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,6 +53,7 @@ class PrometheusLimitsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
+    private static final HostInfo OTHER = new HostInfo("other-instance", 8080);
 
     private final AtomicLong now = new AtomicLong(1_700_000_000_000L);
     private final Clock clock = new Clock() {
@@ -73,7 +80,7 @@ class PrometheusLimitsTest {
     private final AtomicLong millisPerRow = new AtomicLong();
     private final List<MemoryLatestStore> partitions = List.of(new MemoryLatestStore(this::rowTakesTime),
             new MemoryLatestStore(this::rowTakesTime));
-    private PrometheusApi api;
+    private final ScatterGather gather = new ScatterGather(ScatterGather.DEFAULT_PER_QUERY);
     private Javalin http;
 
     private void rowTakesTime() {
@@ -81,8 +88,8 @@ class PrometheusLimitsTest {
     }
 
     private void start() {
-        api = new PrometheusApi(KeyLayout.DEFAULT, new TwoPartitions(), new SeriesReader(KeyLayout.DEFAULT),
-                (ctx, tenant) -> null, clock, DeviceLabels.NONE);
+        PrometheusApi api = new PrometheusApi(KeyLayout.DEFAULT, new TwoPartitions(), new SeriesReader(KeyLayout.DEFAULT),
+                (ctx, tenant) -> null, clock, DeviceLabels.NONE, gather);
         http = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.jetty.host = "127.0.0.1";
@@ -97,37 +104,35 @@ class PrometheusLimitsTest {
         if (http != null) {
             http.stop();
         }
-        if (api != null) {
-            api.close();
-        }
+        gather.close();
     }
 
     /** Partition 0 here; partition 1 at "another instance": this server's internal route, over HTTP. */
     private final class TwoPartitions implements PartitionReads {
+        private final PartitionPlans plans = new PartitionPlans("latest", (store, p, forwarded) ->
+                p == 0 || forwarded ? List.of(new Target.LocalActive(p)) : List.of(new Target.Remote(OTHER, false)),
+                (store, p) -> OptionalLong.empty(), Duration.ZERO);
+
         @Override
         public OptionalInt partitionCount() {
             return OptionalInt.of(2);
         }
 
         @Override
-        public Answer read(int partition, Function<SeriesReader.Stores, PartitionSeries> local, Forwarder.Request remote) {
-            if (partition == 0) {
-                return readHere(partition, local);
-            }
-            HttpResponse<byte[]> answer = post(remote.pathAndQuery(), remote.form());
-            if (answer.statusCode() != 200) {
-                throw PrometheusApi.relayedError(answer.statusCode(), answer.body());
-            }
-            try {
-                return new Answer(PartitionSeries.fromJson(answer.body()), OptionalLong.empty(), List.of());
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            }
+        public PartitionPlans plans() {
+            return plans;
         }
 
         @Override
-        public Answer readHere(int partition, Function<SeriesReader.Stores, PartitionSeries> local) {
-            return new Answer(local.apply(partitions.get(partition).stores()), OptionalLong.empty(), List.of());
+        public Optional<PartitionSeries> local(Function<SeriesReader.Stores, PartitionSeries> read, int partition,
+                                               boolean stale) {
+            return Optional.of(read.apply(partitions.get(partition).stores()));
+        }
+
+        @Override
+        public Optional<Forwarder.Answer> forward(HostInfo host, Forwarder.Request request) {
+            HttpResponse<byte[]> answer = post(request.pathAndQuery(), request.form());
+            return Optional.of(new Forwarder.Answer(answer.statusCode(), Map.of(), answer.body()));
         }
     }
 
@@ -230,6 +235,28 @@ class PrometheusLimitsTest {
             assertThat(body.get("errorType").asText()).isEqualTo("bad_data");
             assertThat(body.get("error").asText()).contains("'" + partition + "' is not a partition", "0..1");
         }
+    }
+
+    @Test
+    void theInternalRouteReadsEveryPartitionItIsGivenInOneAnswer() throws IOException {
+        devices(2, 20);
+        start();
+        String form = "mode=series&since_ms=0&match[]=" + URLEncoder.encode("{device=~\"globex-.*\"}", StandardCharsets.UTF_8);
+
+        HttpResponse<byte[]> both = post(PrometheusApi.PARTITION_PATH + "?partition=0&partition=1", form);
+
+        JsonNode body = JSON.readTree(both.body());
+        assertThat(both.statusCode()).as("%s", body).isEqualTo(200);
+        assertThat(body.get("status").asText()).isEqualTo("success");
+        assertThat(body.at("/data/partitions/0/series")).hasSize(2);
+        assertThat(body.at("/data/partitions/1/series")).hasSize(2);
+        assertThat(body.at("/data/lags")).isEmpty();
+
+        HttpResponse<byte[]> outside = post(PrometheusApi.PARTITION_PATH + "?partition=1&partition=2", form);
+        JsonNode refused = JSON.readTree(outside.body());
+        assertThat(outside.statusCode()).isEqualTo(400);
+        assertThat(refused.get("errorType").asText()).isEqualTo("bad_data");
+        assertThat(refused.get("error").asText()).contains("'2' is not a partition", "0..1");
     }
 
     @Test

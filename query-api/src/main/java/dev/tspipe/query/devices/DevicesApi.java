@@ -16,7 +16,8 @@ import dev.tspipe.query.error.ApiException;
 import dev.tspipe.query.http.AnswerHeaders;
 import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.routing.Forwarder;
-import dev.tspipe.query.routing.PartitionFanOut;
+import dev.tspipe.query.routing.PartitionPlans;
+import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.schemas.Device;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -87,19 +88,20 @@ public final class DevicesApi {
     private final SeriesReader reader;
     private final Tenants tenants;
     private final LocalPartitions local;
-    private final PartitionFanOut fanOut;
-    private final PartitionFanOut forwardedFanOut;
+    private final ScatterGather gather;
+    private final PartitionPlans plans;
     private final Supplier<OptionalInt> partitionCount;
     private final BiFunction<HostInfo, Forwarder.Request, Optional<Forwarder.Answer>> forwarder;
     private final Counters counters;
 
     /**
-     * @param fanOut          reads partitions here or at their owners, failing over as single reads do
-     * @param forwardedFanOut reads partitions from this instance's copies only (a request another instance sent)
-     * @param partitionCount  the input topic's partition count, empty before Kafka Streams knows it
+     * @param gather         reads partitions here or at their owners, one request per instance, failing over as single
+     *                       reads do
+     * @param plans          the plans of the latest-readings store's partitions
+     * @param partitionCount the input topic's partition count, empty before Kafka Streams knows it
      */
     public DevicesApi(DeviceDirectory directory, KeyLayout layout, SeriesReader reader, Tenants tenants, LocalPartitions local,
-                      PartitionFanOut fanOut, PartitionFanOut forwardedFanOut,
+                      ScatterGather gather, PartitionPlans plans,
                       Supplier<OptionalInt> partitionCount,
                       BiFunction<HostInfo, Forwarder.Request, Optional<Forwarder.Answer>> forwarder,
                       Counters counters) {
@@ -108,8 +110,8 @@ public final class DevicesApi {
         this.reader = reader;
         this.tenants = tenants;
         this.local = local;
-        this.fanOut = fanOut;
-        this.forwardedFanOut = forwardedFanOut;
+        this.gather = gather;
+        this.plans = plans;
         this.partitionCount = partitionCount;
         this.forwarder = forwarder;
         this.counters = counters;
@@ -187,7 +189,7 @@ public final class DevicesApi {
             byPartition.computeIfAbsent(p, x -> new ArrayList<>()).add(one);
         }
         String authorization = ctx.header("Authorization");
-        PartitionFanOut.Result<List<Answers.Latest>> result = fanOut.read(byPartition.keySet(),
+        ScatterGather.Result<List<Answers.Latest>> result = gather.read(plans, byPartition.keySet(),
                 (p, stale) -> local.read(stores -> readLatest(stores, byPartition.get(p)), p, stale),
                 (host, partitions) -> {
                     List<SeriesId> asked = new ArrayList<>();
@@ -237,9 +239,8 @@ public final class DevicesApi {
             int p = DevicePartitioner.partitionOf(key.getBytes(StandardCharsets.UTF_8), count);
             byPartition.computeIfAbsent(p, x -> new ArrayList<>()).add(one);
         }
-        PartitionFanOut.Result<List<Answers.Latest>> result = forwardedFanOut.read(byPartition.keySet(),
-                (p, stale) -> local.read(stores -> readLatest(stores, byPartition.get(p)), p, stale),
-                (host, partitions) -> Optional.empty());
+        ScatterGather.Result<List<Answers.Latest>> result = gather.readHere(plans, byPartition.keySet(),
+                (p, stale) -> local.read(stores -> readLatest(stores, byPartition.get(p)), p, stale));
         ObjectNode answer = JSON.createObjectNode();
         ObjectNode partitions = answer.putObject("partitions");
         result.answers().forEach((p, readings) -> partitions.set(Integer.toString(p), JSON.valueToTree(readings)));
@@ -257,8 +258,8 @@ public final class DevicesApi {
     }
 
     /** What another instance answered for {@code asked}: the partitions it read; empty when it failed (5xx, unreadable). */
-    private static Optional<PartitionFanOut.Batch<List<Answers.Latest>>> remoteLatest(Optional<Forwarder.Answer> answer,
-                                                                                     Set<Integer> asked) {
+    private static Optional<ScatterGather.Batch<List<Answers.Latest>>> remoteLatest(Optional<Forwarder.Answer> answer,
+                                                                                   Set<Integer> asked) {
         if (answer.isEmpty() || answer.get().status() != 200) {
             return Optional.empty();
         }
@@ -277,7 +278,7 @@ public final class DevicesApi {
             }
             Set<Integer> stale = new HashSet<>();
             body.path("stale").forEach(p -> stale.add(p.asInt()));
-            return Optional.of(new PartitionFanOut.Batch<>(read, stale));
+            return Optional.of(new ScatterGather.Batch<>(read, stale));
         } catch (IOException e) {
             return Optional.empty();
         }

@@ -2,28 +2,32 @@ package dev.tspipe.query.prometheus;
 
 import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.PartitionPlans;
+import dev.tspipe.query.routing.ScatterGather;
+import org.apache.kafka.streams.state.HostInfo;
 
-import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.function.Function;
 
-/** How the Prometheus API reads whole partitions: the query server's routing (active task, standbys, forwarding). */
+/**
+ * What the Prometheus API reads whole partitions with: the query server's plans (active task, standbys, other
+ * instances), this instance's copies and the forwarder. The {@link ScatterGather} carries the plans out.
+ */
 public interface PartitionReads {
-
-    /** What reading one partition gave: its series (from a copy {@code lag} records behind, or fresh), or why not. */
-    record Answer(PartitionSeries series, OptionalLong lag, List<String> failures) {
-        public boolean answered() {
-            return series != null;
-        }
-    }
 
     /** The input topic's partition count; empty before Kafka Streams knows it. */
     OptionalInt partitionCount();
 
-    /** Reads {@code partition} here or at the instance that has it, which is sent {@code remote}. */
-    Answer read(int partition, Function<SeriesReader.Stores, PartitionSeries> local, Forwarder.Request remote);
+    /** The plans of the partitions' copies. */
+    PartitionPlans plans();
 
-    /** Reads {@code partition} from this instance's copies only (a request another instance forwarded). */
-    Answer readHere(int partition, Function<SeriesReader.Stores, PartitionSeries> local);
+    /**
+     * This instance's copy of {@code partition} read by {@code read}: its active task, or with {@code stale} any copy;
+     * empty when that copy is not queryable here now.
+     */
+    Optional<PartitionSeries> local(Function<SeriesReader.Stores, PartitionSeries> read, int partition, boolean stale);
+
+    /** Sends {@code request} to another instance; empty when it cannot be reached in time. */
+    Optional<Forwarder.Answer> forward(HostInfo host, Forwarder.Request request);
 }

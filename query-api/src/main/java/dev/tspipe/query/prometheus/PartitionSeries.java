@@ -66,7 +66,11 @@ public record PartitionSeries(List<Values> series) {
     }
 
     public static PartitionSeries fromJson(byte[] body) throws IOException {
-        JsonNode root = JSON.readTree(body);
+        return fromJson(JSON.readTree(body));
+    }
+
+    /** The series of {@link #toJson}, already parsed (one partition of an answer that holds several). */
+    public static PartitionSeries fromJson(JsonNode root) throws IOException {
         if (root == null || !root.path("series").isArray()) {
             throw new IOException("not a partition's series: no 'series' array");
         }

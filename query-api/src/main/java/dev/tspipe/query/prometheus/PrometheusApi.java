@@ -11,7 +11,9 @@ import dev.tspipe.query.promql.Expr;
 import dev.tspipe.query.promql.PromQl;
 import dev.tspipe.query.promql.PromQlException;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.ScatterGather;
 import io.javalin.http.Context;
+import org.apache.kafka.streams.state.HostInfo;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -27,13 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.BiFunction;
-import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
@@ -48,7 +46,7 @@ import java.util.stream.IntStream;
  * that no copy can answer makes the answer a 503: a dashboard then shows an error rather than a line that is
  * silently short. A partition read from a standby is named in the answer's {@code warnings}.
  */
-public final class PrometheusApi implements AutoCloseable {
+public final class PrometheusApi {
 
     private static final String FORM = "tspipe.prometheus.form";
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
@@ -59,7 +57,7 @@ public final class PrometheusApi implements AutoCloseable {
     /** The errorType of a query that ran out of time, and the code of its {@link ApiException}. */
     static final String TIMEOUT = "timeout";
 
-    /** The route other instances are asked for one partition's part of a query. */
+    /** The route other instances are asked for their partitions' part of a query. */
     public static final String PARTITION_PATH = "/prometheus/internal/partition";
 
     private final KeyLayout layout;
@@ -68,26 +66,25 @@ public final class PrometheusApi implements AutoCloseable {
     private final BiFunction<Context, String, String> tenantOnly;
     private final Clock clock;
     private final DeviceLabels metadata;
-    private final ExecutorService fanOut = Executors.newFixedThreadPool(8, task -> {
-        Thread thread = new Thread(task, "prometheus-fan-out");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ScatterGather gather;
 
     /**
      * @param tenantOnly the one tenant a request may read, from the request and its {@code tenant} parameter (null when
      *                   absent): its token's, or the one it names, or null for any; throws the 403 of a request for
      *                   another tenant than its token's, the 400 of a tenant in a single-tenant deployment
      * @param metadata   the labels of each device's metadata, matchable and shown as labels of its series
+     * @param gather     reads the partitions a query needs, here and at the instances that have them
      */
     public PrometheusApi(KeyLayout layout, PartitionReads reads, SeriesReader seriesReader,
-                         BiFunction<Context, String, String> tenantOnly, Clock clock, DeviceLabels metadata) {
+                         BiFunction<Context, String, String> tenantOnly, Clock clock, DeviceLabels metadata,
+                         ScatterGather gather) {
         this.layout = layout;
         this.reads = reads;
         this.reader = new PartitionReader(layout, seriesReader);
         this.tenantOnly = tenantOnly;
         this.clock = clock;
         this.metadata = metadata;
+        this.gather = gather;
     }
 
     /** The public routes, each for GET and POST (the OpenAPI test compares them with the document). */
@@ -308,10 +305,11 @@ public final class PrometheusApi implements AutoCloseable {
     // Partitions
 
     /**
-     * Every partition's part, read in parallel: the one partition of the device when every selection names the same
-     * device (and its tenant is known), else all. A partition that no copy can answer is a 503. The request's
-     * {@link QueryBudget} is shared out equally among the partitions; another instance is sent its part as
-     * {@code regex_steps} and {@code timeout_ms}.
+     * Every partition's part: the one partition of the device when every selection names the same device (and its
+     * tenant is known), else all; read by the {@link ScatterGather}, one request per other instance for all the
+     * partitions it has. A partition that no copy can answer is a 503. The request's {@link QueryBudget} is shared out
+     * equally among the partitions; another instance is sent the sum of its partitions' parts as {@code regex_steps}
+     * and {@code timeout_ms}.
      */
     private List<PartitionSeries.Values> gather(Context ctx, List<SeriesSelection> selections,
                                                 Map<String, List<String>> internal,
@@ -325,42 +323,64 @@ public final class PrometheusApi implements AutoCloseable {
         }
         List<Integer> partitions = onePartition(selections, count).map(List::of)
                 .orElseGet(() -> IntStream.range(0, count).boxed().toList());
+        Map<Integer, QueryBudget> shares = new TreeMap<>();
+        partitions.forEach(p -> shares.put(p, budget.share(partitions.size())));
         String authorization = ctx.header("Authorization");
-        List<CompletableFuture<PartitionReads.Answer>> answers = partitions.stream().map(p -> {
-            QueryBudget share = budget.share(partitions.size());
-            Map<String, List<String>> parameters = new LinkedHashMap<>(internal);
-            parameters.put("regex_steps", List.of(Long.toString(share.regexSteps())));
-            parameters.put("timeout_ms", List.of(Long.toString(share.remainingMillis())));
-            return CompletableFuture.supplyAsync(() -> reads.read(p, stores -> local.apply(stores, share),
-                    new Forwarder.Request(PARTITION_PATH + "?partition=" + p, authorization, encode(parameters))), fanOut);
-        }).toList();
+        ScatterGather.Result<PartitionSeries> result = gather.read(reads.plans(), shares.keySet(),
+                (p, stale) -> reads.local(stores -> local.apply(stores, shares.get(p)), p, stale),
+                (host, asked) -> remote(host, asked, internal, shares, authorization));
         List<PartitionSeries.Values> values = new ArrayList<>();
-        List<String> failures = new ArrayList<>();
-        for (int i = 0; i < partitions.size(); i++) {
-            PartitionReads.Answer answer;
-            try {
-                answer = answers.get(i).join();
-            } catch (CompletionException e) {
-                if (e.getCause() instanceof RuntimeException cause) {
-                    throw cause;
-                }
-                throw e;
+        result.answers().forEach((partition, series) -> {
+            if (result.stale().contains(partition)) {
+                Long lag = result.lags().get(partition);
+                warnings.add("partition " + partition + " was read from a copy " + (lag == null ? "" : lag + " records ")
+                        + "behind (a standby, while the partition moves between instances)");
             }
-            int partition = partitions.get(i);
-            if (!answer.answered()) {
-                failures.add("partition " + partition + ": " + String.join("; ", answer.failures()));
-                continue;
-            }
-            answer.lag().ifPresent(lag -> warnings.add("partition " + partition + " was read from a copy " + lag
-                    + " records behind (a standby, while the partition moves between instances)"));
-            values.addAll(answer.series().series());
-        }
-        if (!failures.isEmpty()) {
+            values.addAll(series.series());
+        });
+        if (!result.unanswered().isEmpty()) {
             budget.checkDeadline();   // a copy that failed for want of time: the answer is the timeout
+            List<String> failures = new ArrayList<>();
+            result.unanswered().forEach((partition, attempts) ->
+                    failures.add("partition " + partition + ": " + String.join("; ", attempts)));
             throw ApiException.unavailable("no instance can answer for " + failures.size() + " of the " + partitions.size()
                     + " partitions the query needs right now (" + String.join(" | ", failures) + "); retry");
         }
         return values;
+    }
+
+    /**
+     * Asks another instance for its part of several partitions on the internal route; empty when it cannot be reached or
+     * answered 5xx (each partition then tries its next copy). Any other error is the query's answer.
+     */
+    private Optional<ScatterGather.Batch<PartitionSeries>> remote(HostInfo host, Set<Integer> asked,
+                                                                  Map<String, List<String>> internal,
+                                                                  Map<Integer, QueryBudget> shares, String authorization) {
+        Map<String, List<String>> parameters = new LinkedHashMap<>(internal);
+        long regexSteps = 0;
+        long millis = Long.MAX_VALUE;
+        StringBuilder path = new StringBuilder(PARTITION_PATH);
+        for (int p : asked) {
+            regexSteps += shares.get(p).regexSteps();
+            millis = Math.min(millis, shares.get(p).remainingMillis());
+            path.append(path.length() == PARTITION_PATH.length() ? '?' : '&').append("partition=").append(p);
+        }
+        parameters.put("regex_steps", List.of(Long.toString(regexSteps)));
+        parameters.put("timeout_ms", List.of(Long.toString(millis)));
+        Optional<Forwarder.Answer> answer = reads.forward(host, new Forwarder.Request(path.toString(), authorization,
+                encode(parameters)));
+        if (answer.isEmpty() || answer.get().status() >= 500) {
+            return Optional.empty();
+        }
+        if (answer.get().status() != 200) {
+            // A 4xx of the instance that has the partitions (too many series, say) is the answer.
+            throw relayedError(answer.get().status(), answer.get().body());
+        }
+        try {
+            return Optional.of(PartitionsAnswer.read(answer.get().body(), asked));
+        } catch (java.io.IOException e) {
+            return Optional.empty();
+        }
     }
 
     private Optional<Integer> onePartition(List<SeriesSelection> selections, int count) {
@@ -386,26 +406,48 @@ public final class PrometheusApi implements AutoCloseable {
     }
 
     /**
-     * The internal route's partition: one of the topic's, else a 400 (not a 503 "not queryable here", which would send
-     * the asker to another copy of a partition that no instance has).
+     * The internal route's partitions ({@code partition} given once or more): each one of the topic's, else a 400 (not a
+     * 503 "not queryable here", which would send the asker to another copy of a partition that no instance has).
      */
-    private int partitionNumber(Context ctx) {
-        long partition = number(ctx, "partition");
-        int count = partitionCount();
-        if (partition < 0 || partition >= count) {
-            throw ApiException.badParameter("partition", "'" + partition + "' is not a partition of the readings topic, "
-                    + "which has 0.." + (count - 1));
+    private Set<Integer> partitionNumbers(Context ctx) {
+        List<String> texts = params(ctx, "partition");
+        if (texts.isEmpty()) {
+            throw ApiException.badParameter("partition", "missing");
         }
-        return (int) partition;
+        List<Long> numbers = new ArrayList<>();
+        for (String text : texts) {
+            if (text.isEmpty()) {
+                throw ApiException.badParameter("partition", "missing");
+            }
+            try {
+                numbers.add(Long.parseLong(text));
+            } catch (NumberFormatException e) {
+                throw ApiException.badParameter("partition", "'" + text + "' is not a whole number");
+            }
+        }
+        int count = partitionCount();
+        Set<Integer> partitions = new TreeSet<>();
+        for (long partition : numbers) {
+            if (partition < 0 || partition >= count) {
+                throw ApiException.badParameter("partition", "'" + partition + "' is not a partition of the readings topic, "
+                        + "which has 0.." + (count - 1));
+            }
+            partitions.add((int) partition);
+        }
+        return partitions;
     }
 
-    /** The internal route: this instance's copy of one partition computes a query's leaf or lists its series. */
+    /**
+     * The internal route: this instance's copies of the partitions asked compute a query's leaf or list its series
+     * ({@link PartitionsAnswer}); a partition not read here is absent (the asker tries its next copy), and when none
+     * is, the answer is a 503.
+     */
     private void partition(Context ctx) {
-        int partition = partitionNumber(ctx);
+        Set<Integer> partitions = partitionNumbers(ctx);
         String mode = required(ctx, "mode");
         QueryBudget budget = QueryBudget.forwarded(clock, optionalNumber(ctx, "regex_steps"),
                 optionalNumber(ctx, "timeout_ms"));
-        Function<SeriesReader.Stores, PartitionSeries> local;
+        BiFunction<SeriesReader.Stores, QueryBudget, PartitionSeries> local;
         if (mode.equals("values")) {
             PromQuery query;
             try {
@@ -422,17 +464,20 @@ public final class PrometheusApi implements AutoCloseable {
             }
             Instants instants = instants(inRange("start_ms", number(ctx, "start_ms")), inRange("end_ms", number(ctx, "end_ms")),
                     number(ctx, "step_ms"));
-            local = stores -> reader.values(stores, query.leaf(), instants, budget);
+            local = (stores, share) -> reader.values(stores, query.leaf(), instants, share);
         } else if (mode.equals("series")) {
             List<SeriesSelection> selections = selections(ctx);
             long since = number(ctx, "since_ms");
-            local = stores -> seriesOf(stores, selections, since, budget);
+            local = (stores, share) -> seriesOf(stores, selections, since, share);
         } else {
             throw ApiException.badParameter("mode", "'" + mode + "' is not values or series");
         }
-        PartitionReads.Answer answer;
+        Map<Integer, QueryBudget> shares = new TreeMap<>();
+        partitions.forEach(p -> shares.put(p, budget.share(partitions.size())));
+        ScatterGather.Result<PartitionSeries> result;
         try {
-            answer = reads.readHere(partition, local);
+            result = gather.readHere(reads.plans(), partitions,
+                    (p, stale) -> reads.local(stores -> local.apply(stores, shares.get(p)), p, stale));
         } catch (ApiException e) {
             if (e.code().equals(TIMEOUT)) {
                 // Not a 503: the instance that asked would try the partition's next copy, which would have no more time.
@@ -440,15 +485,17 @@ public final class PrometheusApi implements AutoCloseable {
             }
             throw e;
         }
-        if (!answer.answered()) {
-            // 503: the instance that asked tries the partition's next copy.
-            throw ApiException.unavailable(String.join("; ", answer.failures()));
+        if (result.answers().isEmpty()) {
+            // 503: the instance that asked tries the partitions' next copies.
+            List<String> failures = new ArrayList<>();
+            result.unanswered().forEach((p, attempts) -> failures.add(partitions.size() == 1 ? String.join("; ", attempts)
+                    : "partition " + p + ": " + String.join("; ", attempts)));
+            throw ApiException.unavailable(String.join(" | ", failures));
         }
-        answer.lag().ifPresent(lag -> {
+        if (!result.stale().isEmpty()) {
             ctx.header(AnswerHeaders.STALE, "true");
-            ctx.header(AnswerHeaders.LAG, Long.toString(lag));
-        });
-        ctx.contentType("application/json").result(answer.series().toJson());
+        }
+        ctx.contentType("application/json").result(PartitionsAnswer.write(result));
     }
 
     // -----------------------------------------------------------------------------------
@@ -659,8 +706,4 @@ public final class PrometheusApi implements AutoCloseable {
         return new String(body, StandardCharsets.UTF_8);
     }
 
-    @Override
-    public void close() {
-        fanOut.shutdownNow();
-    }
 }

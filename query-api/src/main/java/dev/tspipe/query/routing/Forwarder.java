@@ -15,8 +15,6 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,7 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Forwards a GET to another instance of the application and hands back its answer unchanged.
@@ -110,49 +107,21 @@ public final class Forwarder implements AutoCloseable {
     }
 
     /**
-     * GETs the request from {@code host}; empty when the host cannot be reached in time
-     * (the caller then tries the next target).
+     * GETs the request from {@code host}; empty when the host cannot be reached in time (the caller then tries the next
+     * target), or when the waiting thread is interrupted (a {@link ScatterGather} that stopped waiting): the request is
+     * then aborted.
      */
     public Optional<Answer> get(HostInfo host, Request request) {
+        Pending pending = send(host, request);
         try {
-            return send(host, request).answer().get();
+            return pending.answer().get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("the forwarding future failed although it never completes exceptionally", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            pending.request().abort(e);
             return Optional.empty();
         }
-    }
-
-    /**
-     * GETs the request from every host at once and waits at most {@code overall} for all of
-     * them; a host that did not answer by then (or cannot be reached) maps to empty. The map has every
-     * host, in the order given.
-     */
-    public Map<HostInfo, Optional<Answer>> getAll(Collection<HostInfo> hosts, Request request, Duration overall) {
-        Map<HostInfo, Pending> pending = new LinkedHashMap<>();
-        for (HostInfo host : hosts) {
-            pending.put(host, send(host, request));
-        }
-        long deadline = System.nanoTime() + overall.toNanos();
-        Map<HostInfo, Optional<Answer>> answers = new LinkedHashMap<>();
-        for (Map.Entry<HostInfo, Pending> host : pending.entrySet()) {
-            Optional<Answer> answer;
-            try {
-                answer = host.getValue().answer().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                LOG.info("Instance {} did not answer {} within {} ms", host.getKey(), request.pathAndQuery(), overall.toMillis());
-                host.getValue().request().abort(e);
-                answer = Optional.empty();
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("the forwarding future failed although it never completes exceptionally", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                answer = Optional.empty();
-            }
-            answers.put(host.getKey(), answer);
-        }
-        return answers;
     }
 
     /** A GET on its way; {@code answer} completes with the answer, or with empty when the host cannot be reached in time. */

@@ -9,6 +9,7 @@ import dev.tspipe.query.http.Guard;
 import dev.tspipe.query.http.HttpEdge;
 import dev.tspipe.query.http.RouteTable;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.query.routing.SeriesRouting;
 import dev.tspipe.query.stats.LocalPartitionStatistics;
 import dev.tspipe.query.tls.HttpTls;
@@ -107,6 +108,7 @@ public final class QueryServer implements AutoCloseable {
         private InfluxMapping influx = InfluxMapping.DEFAULT;
         private RemoteWrite remoteWrite = RemoteWrite.defaults();
         private long volumeGuidelineBytes = LocalPartitionStatistics.VOLUME_GUIDELINE_BYTES;
+        private int readsInFlightPerQuery = ScatterGather.DEFAULT_PER_QUERY;
 
         private Builder() {
         }
@@ -212,6 +214,18 @@ public final class QueryServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The most reads of one query in flight at once (partitions read here, requests to other instances), for a query
+         * that needs many partitions or every instance; default {@value ScatterGather#DEFAULT_PER_QUERY}.
+         */
+        public Builder readsInFlightPerQuery(int reads) {
+            if (reads < 1) {
+                throw new IllegalArgumentException("readsInFlightPerQuery must be >= 1, was " + reads);
+            }
+            this.readsInFlightPerQuery = reads;
+            return this;
+        }
+
         /** The per-key volume over a lifecycle above which partition statistics flag a device (default 10 GB). */
         public Builder volumeGuidelineBytes(long bytes) {
             if (bytes <= 0) {
@@ -236,10 +250,11 @@ public final class QueryServer implements AutoCloseable {
                 Forwarder forwarder = owned.add(new Forwarder(connectTimeout, requestTimeout, tls == null ? null : tls.client()));
                 SeriesRouting routing = owned.add(new SeriesRouting(streams, advertised, pipelineConfig.readingsTopic(),
                         maxStandbyLag));
+                ScatterGather gather = owned.add(new ScatterGather(readsInFlightPerQuery));
                 RouteTable routes = new RouteTable(RouteGroups.of(streams, pipelineConfig.keyLayout(), registry, metrics,
-                        routing, forwarder, requestTimeout, failoverWait, writes == null ? null
+                        routing, forwarder, gather, requestTimeout, failoverWait, writes == null ? null
                                 : new HttpWrites(writes, influx, remoteWrite, registry, Clock.systemUTC()),
-                        volumeGuidelineBytes, owned));
+                        volumeGuidelineBytes));
                 Guard guard = new Guard(tokens);
                 String self = advertised.host() + ":" + advertised.port();
                 Javalin http = Javalin.create(config -> {

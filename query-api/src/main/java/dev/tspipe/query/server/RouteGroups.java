@@ -13,9 +13,10 @@ import dev.tspipe.query.prometheus.PrometheusApi;
 import dev.tspipe.query.prometheus.PrometheusRoutes;
 import dev.tspipe.query.prometheus.RoutedPartitions;
 import dev.tspipe.query.routing.Forwarder;
-import dev.tspipe.query.routing.PartitionFanOut;
+import dev.tspipe.query.routing.PartitionPlans;
 import dev.tspipe.query.routing.ReadCounters;
 import dev.tspipe.query.routing.RoutedRead;
+import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.query.routing.SeriesRouting;
 import dev.tspipe.query.series.LocalStores;
 import dev.tspipe.query.series.SeriesReader;
@@ -30,10 +31,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
-/** Every route group of a node, made from the parts the server owns; the executors they need go to {@code owned}. */
+/** Every route group of a node, made from the parts the server owns. */
 final class RouteGroups {
 
     private RouteGroups() {
@@ -41,11 +40,12 @@ final class RouteGroups {
 
     /**
      * @param writes            null when the node takes no writes
+     * @param gather            reads the partitions a query needs and asks every other instance, bounded per query
      * @param statisticsTimeout how long the statistics wait for the other instances
      */
     static List<RouteGroup> of(KafkaStreams streams, KeyLayout layout, MeterRegistry registry, QueryMetrics metrics,
-                               SeriesRouting routing, Forwarder forwarder, Duration statisticsTimeout, Duration failoverWait,
-                               HttpWrites writes, long volumeGuidelineBytes, Resources owned) {
+                               SeriesRouting routing, Forwarder forwarder, ScatterGather gather, Duration statisticsTimeout,
+                               Duration failoverWait, HttpWrites writes, long volumeGuidelineBytes) {
         TenantPolicy tenants = new TenantPolicy(layout.multiTenant());
         SeriesReader reader = new SeriesReader(layout);
         LocalStores stores = new LocalStores(streams);
@@ -54,16 +54,17 @@ final class RouteGroups {
         // A forwarded read does not wait: the instance that sent it tries its next target, and waits itself.
         RoutedRead forwardedRouter = new RoutedRead(forwarder::get, routing::acceptableLocalLag, Duration.ZERO);
         DeviceDirectory directory = new DeviceDirectory(streams);
-        PrometheusApi prometheus = owned.add(new PrometheusApi(layout,
-                new RoutedPartitions(routing, router, forwardedRouter, stores, counters), reader, tenants::readable,
-                Clock.systemUTC(), directory::labels));
-        DevicesApi devices = devices(directory, layout, reader, tenants, stores, routing, forwarder, counters, failoverWait,
-                owned);
+        PartitionPlans latest = new PartitionPlans(StoreNames.LATEST, routing::planPartition, routing::acceptableLocalLag,
+                failoverWait);
+        PrometheusApi prometheus = new PrometheusApi(layout, new RoutedPartitions(routing, latest, stores, forwarder::get,
+                counters), reader, tenants::readable, Clock.systemUTC(), directory::labels, gather);
+        DevicesApi devices = devices(directory, layout, reader, tenants, stores, routing, forwarder, counters, gather, latest);
 
         List<RouteGroup> groups = new ArrayList<>();
         groups.add(new SeriesRoutes(layout, tenants, reader, routing, router, forwardedRouter, stores, counters,
                 devices::metadata).routes());
-        groups.add(new StatsRoutes(streams, layout, routing, forwarder, statisticsTimeout, volumeGuidelineBytes).routes());
+        groups.add(new StatsRoutes(streams, layout, routing, forwarder, gather, statisticsTimeout, volumeGuidelineBytes)
+                .routes());
         groups.add(new HealthRoutes(streams, registry).routes());
         groups.add(Console.group());
         groups.addAll(DeviceRoutes.of(devices));
@@ -77,18 +78,7 @@ final class RouteGroups {
     /** The device routes, reading partitions as the other reads do (docs/query-api.md, "Devices"). */
     private static DevicesApi devices(DeviceDirectory directory, KeyLayout layout, SeriesReader reader, TenantPolicy tenants,
                                       LocalStores stores, SeriesRouting routing, Forwarder forwarder, ReadCounters counters,
-                                      Duration failoverWait, Resources owned) {
-        // Requests to other instances wait here, one per instance at a time; idle threads end after a minute.
-        ExecutorService fanOutThreads = Executors.newCachedThreadPool(task -> {
-            Thread thread = new Thread(task, "devices-fan-out");
-            thread.setDaemon(true);
-            return thread;
-        });
-        owned.add(fanOutThreads::shutdownNow);
-        PartitionFanOut fanOut = new PartitionFanOut(p -> routing.planPartition(StoreNames.LATEST, p, false),
-                routing::acceptableLocalLag, StoreNames.LATEST, failoverWait, fanOutThreads);
-        PartitionFanOut forwardedFanOut = new PartitionFanOut(p -> routing.planPartition(StoreNames.LATEST, p, true),
-                routing::acceptableLocalLag, StoreNames.LATEST, Duration.ZERO, fanOutThreads);
+                                      ScatterGather gather, PartitionPlans latest) {
         DevicesApi.Tenants deviceTenants = new DevicesApi.Tenants() {
             @Override
             public String allowed(io.javalin.http.Context ctx, String named) {
@@ -100,7 +90,7 @@ final class RouteGroups {
                 return tenants.required(ctx);
             }
         };
-        return new DevicesApi(directory, layout, reader, deviceTenants, stores::read, fanOut, forwardedFanOut,
+        return new DevicesApi(directory, layout, reader, deviceTenants, stores::read, gather, latest,
                 routing::partitionCount, forwarder::get, new DevicesApi.Counters(counters.forwarded(), counters.stale()));
     }
 }

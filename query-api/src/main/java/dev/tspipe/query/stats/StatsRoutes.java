@@ -10,6 +10,7 @@ import dev.tspipe.query.http.HttpJson;
 import dev.tspipe.query.http.Route;
 import dev.tspipe.query.http.RouteGroup;
 import dev.tspipe.query.routing.Forwarder;
+import dev.tspipe.query.routing.ScatterGather;
 import dev.tspipe.query.routing.SeriesRouting;
 import io.javalin.http.Context;
 import org.apache.kafka.streams.KafkaStreams;
@@ -36,19 +37,22 @@ public final class StatsRoutes {
     private final KafkaStreams streams;
     private final SeriesRouting routing;
     private final Forwarder forwarder;
+    private final ScatterGather gather;
     private final Duration timeout;
     private final LocalPartitionStatistics statistics;
     private final KeyspaceHeatmap heatmap;
 
     /**
+     * @param gather  asks the other instances, at most its per-query bound at once
      * @param timeout how long this instance waits for the others' statistics; one that has not answered by then is
      *                listed as unreachable
      */
-    public StatsRoutes(KafkaStreams streams, KeyLayout layout, SeriesRouting routing, Forwarder forwarder, Duration timeout,
-                       long volumeGuidelineBytes) {
+    public StatsRoutes(KafkaStreams streams, KeyLayout layout, SeriesRouting routing, Forwarder forwarder,
+                       ScatterGather gather, Duration timeout, long volumeGuidelineBytes) {
         this.streams = streams;
         this.routing = routing;
         this.forwarder = forwarder;
+        this.gather = gather;
         this.timeout = timeout;
         this.heatmap = new KeyspaceHeatmap(streams, layout);
         this.statistics = new LocalPartitionStatistics(streams, self(), heatmap::name, volumeGuidelineBytes);
@@ -90,9 +94,10 @@ public final class StatsRoutes {
 
     /**
      * Adds the {@code partitions} of every other instance's answer to {@code pathAndQuery} to {@code partitions}, and
-     * lists the instances (this one first) with {@code reachable: true|false}. This instance asks the others all at
-     * once, with the forwarding header (which makes them answer with their own partitions only), and waits for them
-     * at most the statistics timeout; one that has not answered by then is unreachable. A forwarded request asks nobody.
+     * lists the instances (this one first) with {@code reachable: true|false}. This instance asks the others through the
+     * {@link ScatterGather} (at most its per-query bound at once), with the forwarding header (which makes them answer
+     * with their own partitions only), and waits for them at most the statistics timeout in all; one that has not
+     * answered by then is unreachable. A forwarded request asks nobody.
      */
     private ArrayNode fromEveryInstance(Context ctx, String pathAndQuery, List<JsonNode> partitions) {
         ArrayNode instances = JSON.createArrayNode();
@@ -101,7 +106,8 @@ public final class StatsRoutes {
             return instances;
         }
         List<HostInfo> others = otherClients().stream().map(StreamsMetadata::hostInfo).toList();
-        forwarder.getAll(others, new Forwarder.Request(pathAndQuery, ctx.header("Authorization")), timeout)
+        Forwarder.Request request = new Forwarder.Request(pathAndQuery, ctx.header("Authorization"));
+        gather.askEach(others, host -> forwarder.get(host, request), timeout)
                 .forEach((host, remote) -> {
                     boolean reachable = false;
                     if (remote.isPresent() && remote.get().status() == 200) {

@@ -8,16 +8,12 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,12 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ForwarderTest {
 
     private final List<HttpServer> servers = new ArrayList<>();
-    private final CountDownLatch testOver = new CountDownLatch(1);
     private final Forwarder forwarder = new Forwarder(Duration.ofSeconds(2), Duration.ofSeconds(30));
 
     @AfterEach
     void stop() {
-        testOver.countDown();
         servers.forEach(server -> server.stop(0));
         forwarder.close();
     }
@@ -50,52 +44,6 @@ class ForwarderTest {
         exchange.sendResponseHeaders(status, bytes.length);
         exchange.getResponseBody().write(bytes);
         exchange.close();
-    }
-
-    /**
-     * Each instance answers 200 only once every instance has been asked: asked one after another, the
-     * first would wait in vain (and answer 500) before the second is asked.
-     */
-    @Test
-    void allInstancesAreAskedAtOnce() throws Exception {
-        CountDownLatch allAsked = new CountDownLatch(3);
-        HttpHandler waitForTheOthers = exchange -> {
-            allAsked.countDown();
-            try {
-                answer(exchange, allAsked.await(20, TimeUnit.SECONDS) ? 200 : 500, "{\"partitions\":[]}");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        };
-        List<HostInfo> hosts = List.of(serve(waitForTheOthers), serve(waitForTheOthers), serve(waitForTheOthers));
-        Map<HostInfo, Optional<Forwarder.Answer>> answers = forwarder.getAll(hosts, Forwarder.Request.of("/api/v1/stats/partitions"),
-                Duration.ofSeconds(25));
-        assertThat(answers.keySet()).containsExactlyElementsOf(hosts);
-        assertThat(answers.values()).allSatisfy(answer -> assertThat(answer).hasValueSatisfying(a -> {
-            assertThat(a.status()).isEqualTo(200);
-            assertThat(a.headers()).containsKey("content-type");
-        }));
-    }
-
-    @Test
-    void anInstanceThatDoesNotAnswerInTimeOrCannotBeReachedIsEmptyAndTheOthersAreKept() throws Exception {
-        HostInfo hanging = serve(exchange -> {
-            try {
-                testOver.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        HostInfo answering = serve(exchange -> answer(exchange, 200, "{}"));
-        HostInfo closed;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closed = new HostInfo("127.0.0.1", socket.getLocalPort());
-        }
-        Map<HostInfo, Optional<Forwarder.Answer>> answers = forwarder.getAll(List.of(hanging, answering, closed),
-                Forwarder.Request.of("/api/v1/stats/partitions"), Duration.ofSeconds(3));
-        assertThat(answers.get(hanging)).isEmpty();
-        assertThat(answers.get(answering)).hasValueSatisfying(a -> assertThat(a.status()).isEqualTo(200));
-        assertThat(answers.get(closed)).isEmpty();
     }
 
     @Test
