@@ -3,6 +3,7 @@ package dev.tspipe.app;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tspipe.model.analysis.KeyLayoutLinter;
 
 import java.time.Duration;
 import java.time.Instant;

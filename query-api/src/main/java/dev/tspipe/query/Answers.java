@@ -1,9 +1,9 @@
 package dev.tspipe.query;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.tspipe.processor.rows.LatestReading;
-import dev.tspipe.processor.rows.RawRow;
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.rows.LatestReading;
+import dev.tspipe.model.rows.RawRow;
+import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.query.devices.DeviceAnswer;
 
 import java.util.List;

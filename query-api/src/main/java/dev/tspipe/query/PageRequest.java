@@ -1,6 +1,6 @@
 package dev.tspipe.query;
 
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 
 /**
  * A validated request for one page of a series (readings or rollups): the series, the window the

@@ -1,6 +1,6 @@
 package dev.tspipe.query;
 
-import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.model.keys.RowKey;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -2,8 +2,8 @@ package dev.tspipe.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.query.prometheus.DeviceLabels;
 import dev.tspipe.query.prometheus.MemoryLatestStore;
 import dev.tspipe.query.prometheus.PartitionReads;

@@ -1,5 +1,6 @@
 package dev.tspipe.query.devices;
 
+import dev.tspipe.model.devices.DeviceFilter;
 import dev.tspipe.processor.devices.DeviceTable;
 import dev.tspipe.schemas.Device;
 import dev.tspipe.schemas.DeviceKeys;

@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tspipe.model.devices.DeviceFilter;
+import dev.tspipe.model.devices.InvalidFilterException;
+import dev.tspipe.model.keys.DevicePartitioner;
+import dev.tspipe.model.keys.InvalidKeyException;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.processor.devices.DeviceTable;
-import dev.tspipe.processor.keys.InvalidKeyException;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.topology.DevicePartitioner;
 import dev.tspipe.query.Answers;
 import dev.tspipe.query.ApiException;
 import dev.tspipe.query.QueryServer;
@@ -311,8 +313,17 @@ public final class DevicesApi {
     }
 
     private DeviceFilter filter(Context ctx, Set<String> others) {
-        DeviceFilter filter = DeviceFilter.parse(ctx.queryParamMap(), others);
+        DeviceFilter filter = parseFilter(ctx.queryParamMap(), others);
         return filter.withTenant(tenants.allowed(ctx, ctx.queryParam(DeviceFilter.TENANT)));
+    }
+
+    /** {@link DeviceFilter#parse}, its refusal a 400 that names the parameter. */
+    static DeviceFilter parseFilter(Map<String, List<String>> parameters, Set<String> others) {
+        try {
+            return DeviceFilter.parse(parameters, others);
+        } catch (InvalidFilterException e) {
+            throw ApiException.badParameter(e.parameter(), e.reason());
+        }
     }
 
     static int limit(String text) {

@@ -1,9 +1,9 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.topology.DevicePartitioner;
+import dev.tspipe.model.keys.DevicePartitioner;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.query.ApiException;
 import dev.tspipe.query.QueryServer;
 import dev.tspipe.query.SeriesReader;
