@@ -3,15 +3,15 @@ package dev.tspipe.app;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.ingest.DeviceTopic;
+import dev.tspipe.model.devices.DeviceKeys;
 import dev.tspipe.query.devices.DeviceAnswer;
 import dev.tspipe.schemas.Device;
-import dev.tspipe.schemas.DeviceKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.UncheckedIOException;
 import java.util.concurrent.Callable;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.influx.InfluxMapping;
 import dev.tspipe.ingest.prometheus.RemoteWrite;
+import dev.tspipe.model.keys.DistributionKey;
 import dev.tspipe.model.keys.InvalidKeyException;
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.RowKey;
@@ -717,8 +718,7 @@ public final class QueryServer implements AutoCloseable {
             } catch (InvalidKeyException e) {
                 throw ApiException.badParameter("device", e.getMessage());
             }
-            String distributionKey = tenant == null ? device : tenant + "/" + device;
-            routed(ctx, StoreNames.LATEST, distributionKey, stores -> {
+            routed(ctx, StoreNames.LATEST, DistributionKey.of(tenant, device), stores -> {
                 Answers.DeviceMetrics answer = reader.deviceMetrics(stores, tenant, device);
                 if (answer.metrics().isEmpty()) {
                     throw ApiException.notFound("unknown-device", "no reading of device '" + device + "' is stored");

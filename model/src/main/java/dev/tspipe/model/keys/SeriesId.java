@@ -27,8 +27,8 @@ public record SeriesId(String tenant, String device, String metric) {
         return new SeriesId(Objects.requireNonNull(tenant, "tenant"), device, metric);
     }
 
-    /** The Kafka message key of this series' readings: {@code tenant/device}, or {@code device}. */
+    /** The Kafka message key of this series' readings: its device's {@link DistributionKey}. */
     public String distributionKey() {
-        return tenant == null ? device : tenant + "/" + device;
+        return DistributionKey.of(tenant, device);
     }
 }

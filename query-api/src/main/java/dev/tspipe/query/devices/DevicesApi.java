@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tspipe.model.devices.DeviceFilter;
 import dev.tspipe.model.devices.InvalidFilterException;
 import dev.tspipe.model.keys.DevicePartitioner;
+import dev.tspipe.model.keys.DistributionKey;
 import dev.tspipe.model.keys.InvalidKeyException;
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.RowKey;
@@ -294,9 +295,9 @@ public final class DevicesApi {
 
     /** The series of a device key ({@code tenant/device} in a multi-tenant deployment) and a metric. */
     private SeriesId seriesOfKey(String key, String metric) {
-        int slash = key.indexOf('/');
+        int slash = key.indexOf(DistributionKey.TENANT_SEPARATOR);
         if (layout.multiTenant() && slash > 0) {
-            return series(key.substring(0, slash), key.substring(slash + 1), metric);
+            return series(key.substring(0, slash), key.substring(slash + DistributionKey.TENANT_SEPARATOR.length()), metric);
         }
         return series(null, key, metric);
     }

@@ -1,6 +1,7 @@
 package dev.tspipe.query.prometheus;
 
 import dev.tspipe.model.keys.DevicePartitioner;
+import dev.tspipe.model.keys.DistributionKey;
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.keys.SeriesId;
@@ -371,7 +372,7 @@ public final class PrometheusApi implements AutoCloseable {
             if (device.isEmpty() || layout.multiTenant() && tenant.isEmpty()) {
                 return Optional.empty();
             }
-            String one = layout.multiTenant() ? tenant.get() + "/" + device.get() : device.get();
+            String one = DistributionKey.of(layout.multiTenant() ? tenant.get() : null, device.get());
             if (key != null && !key.equals(one)) {
                 return Optional.empty();
             }
