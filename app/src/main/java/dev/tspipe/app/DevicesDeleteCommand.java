@@ -1,12 +1,12 @@
 package dev.tspipe.app;
 
-import dev.tspipe.schemas.DeviceKeys;
+import dev.tspipe.model.devices.DeviceKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.util.concurrent.Callable;
 

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.ingest.DeviceTopic;
 import dev.tspipe.query.series.DeviceAnswer;
 import dev.tspipe.schemas.Device;
-import dev.tspipe.schemas.DeviceKeys;
+import dev.tspipe.model.devices.DeviceKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -1,13 +1,13 @@
 package dev.tspipe.app;
 
 import dev.tspipe.ingest.DeviceTopic;
-import dev.tspipe.query.devices.DeviceFilter;
+import dev.tspipe.model.devices.DeviceFilter;
 import dev.tspipe.schemas.Device;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
 import java.util.Comparator;

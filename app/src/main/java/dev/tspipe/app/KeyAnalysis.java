@@ -1,10 +1,11 @@
 package dev.tspipe.app;
 
-import dev.tspipe.app.KeyLayoutLinter.Finding;
-import dev.tspipe.app.KeyLayoutLinter.Severity;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.topology.DevicePartitioner;
+import dev.tspipe.model.analysis.KeyLayoutLinter.Finding;
+import dev.tspipe.model.analysis.KeyLayoutLinter.Severity;
+import dev.tspipe.model.analysis.KeyLayoutLinter;
+import dev.tspipe.model.keys.DevicePartitioner;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.processor.topology.ReadingValidator;
 import dev.tspipe.processor.topology.ValidReading;
 

@@ -3,6 +3,8 @@ package dev.tspipe.app;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tspipe.model.analysis.KeyLayoutLinter;
+import dev.tspipe.model.keys.DistributionKey;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -51,7 +53,7 @@ record KeyAnalysisReport(long readings, Map<String, Long> rejected, long fromMil
                   OptionalLong projection) {
 
         String name() {
-            return tenant == null ? device : tenant + "/" + device;
+            return DistributionKey.of(tenant, device);
         }
     }
 

@@ -1,8 +1,8 @@
 package dev.tspipe.app;
 
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

@@ -6,16 +6,17 @@ import dev.tspipe.ingest.FileImporter;
 import dev.tspipe.ingest.FileReadings;
 import dev.tspipe.ingest.ParseResult;
 import dev.tspipe.ingest.Progress;
-import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.model.analysis.KeyLayoutLinter;
+import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.ReadingDecoder;
 import dev.tspipe.processor.topology.ReadingValidator;
 import org.apache.kafka.common.config.ConfigException;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -117,7 +118,7 @@ final class KeysAnalyzeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        boolean json = KeyLayoutLinter.json(format);
+        boolean json = KeysCommand.json(format);
         if (sample != null && sample < 1) {
             throw new UserError("--sample must be at least 1, not " + sample);
         }

@@ -3,10 +3,13 @@ package dev.tspipe.app;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import picocli.CommandLine;
+import dev.tspipe.model.analysis.InvalidLayoutException;
+import dev.tspipe.model.analysis.KeyLayoutLinter;
+import dev.tspipe.model.analysis.KeyLayoutProposal;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -53,13 +56,18 @@ final class KeysCheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        boolean asJson = KeyLayoutLinter.json(format);
+        boolean asJson = KeysCommand.json(format);
         String text = layout;
         Path file = Path.of(layout.length() < 4096 && !layout.contains("\0") ? layout : ".");
         if (!layout.strip().startsWith("{") && Files.isRegularFile(file)) {
             text = Files.readString(file);
         }
-        KeyLayoutProposal proposal = KeyLayoutProposal.parse(text);
+        KeyLayoutProposal proposal;
+        try {
+            proposal = KeyLayoutProposal.parse(text);
+        } catch (InvalidLayoutException e) {
+            throw new UserError(e.getMessage());
+        }
         List<KeyLayoutLinter.Finding> findings = KeyLayoutLinter.check(proposal);
         int exit = KeyLayoutLinter.exitCode(findings);
         PrintWriter out = spec.commandLine().getOut();

@@ -1,7 +1,7 @@
 package dev.tspipe.app;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** {@code tspipe keys}: the row-key codec on the command line, to build a key for a scan or read one from a store. */
 @Command(
@@ -41,5 +41,13 @@ final class KeysCommand implements Runnable {
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** The {@code --format} of the key commands: {@code text} or {@code json}; anything else is the user's error. */
+    static boolean json(String format) {
+        if (!format.equals("text") && !format.equals("json")) {
+            throw new UserError("--format must be text or json, not '" + format + "'");
+        }
+        return format.equals("json");
     }
 }

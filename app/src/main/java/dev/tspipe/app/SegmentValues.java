@@ -1,8 +1,9 @@
 package dev.tspipe.app;
 
-import dev.tspipe.app.KeyLayoutLinter.Finding;
-import dev.tspipe.app.KeyLayoutLinter.Severity;
-import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.model.analysis.KeyLayoutLinter.Finding;
+import dev.tspipe.model.analysis.KeyLayoutLinter.Severity;
+import dev.tspipe.model.analysis.KeyLayoutLinter;
+import dev.tspipe.model.keys.RowKey;
 
 import java.util.ArrayList;
 import java.util.HashMap;

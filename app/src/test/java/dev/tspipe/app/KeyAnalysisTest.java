@@ -1,7 +1,8 @@
 package dev.tspipe.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.model.analysis.KeyLayoutLinter;
+import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.processor.topology.ReadingValidator;
 import dev.tspipe.schemas.Reading;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;

@@ -1,7 +1,7 @@
 package dev.tspipe.bench;
 
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.rows.RawRow;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.SeriesStore;
 import dev.tspipe.processor.store.SeriesStoreSpec;

@@ -1,9 +1,9 @@
 package dev.tspipe.bench;
 
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.schemas.Reading;
 

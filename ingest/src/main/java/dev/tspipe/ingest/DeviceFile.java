@@ -4,8 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tspipe.model.devices.DeviceKeys;
 import dev.tspipe.schemas.Device;
-import dev.tspipe.schemas.DeviceKeys;
 
 import java.io.BufferedReader;
 import java.io.IOException;

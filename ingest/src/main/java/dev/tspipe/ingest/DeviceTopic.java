@@ -1,7 +1,7 @@
 package dev.tspipe.ingest;
 
+import dev.tspipe.model.devices.DeviceKeys;
 import dev.tspipe.schemas.Device;
-import dev.tspipe.schemas.DeviceKeys;
 import dev.tspipe.schemas.serde.AvroDeserializer;
 import dev.tspipe.schemas.serde.AvroSerializer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

@@ -1,5 +1,6 @@
 package dev.tspipe.ingest;
 
+import dev.tspipe.model.keys.DistributionKey;
 import dev.tspipe.schemas.LogText;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
@@ -108,7 +109,7 @@ public final class ReadingProducer implements AutoCloseable {
 
     /** The Kafka key of a reading: {@code tenant/device}, or the device id when there is no tenant (docs/design.md §3). */
     public static String distributionKey(Reading reading) {
-        return reading.getTenant() == null ? reading.getDeviceId() : reading.getTenant() + "/" + reading.getDeviceId();
+        return DistributionKey.of(reading.getTenant(), reading.getDeviceId());
     }
 
     /** The topic this producer writes to. */

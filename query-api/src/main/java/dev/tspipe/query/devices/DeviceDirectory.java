@@ -1,8 +1,9 @@
 package dev.tspipe.query.devices;
 
+import dev.tspipe.model.devices.DeviceFilter;
+import dev.tspipe.model.devices.DeviceKeys;
 import dev.tspipe.processor.devices.DeviceTable;
 import dev.tspipe.schemas.Device;
-import dev.tspipe.schemas.DeviceKeys;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;

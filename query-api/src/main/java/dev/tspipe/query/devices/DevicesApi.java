@@ -1,16 +1,19 @@
 package dev.tspipe.query.devices;
 
+import dev.tspipe.model.devices.DeviceFilter;
+import dev.tspipe.model.devices.InvalidFilterException;
+import dev.tspipe.model.keys.DistributionKey;
 import dev.tspipe.query.series.DeviceAnswer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tspipe.processor.devices.DeviceTable;
-import dev.tspipe.processor.keys.InvalidKeyException;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.topology.DevicePartitioner;
+import dev.tspipe.model.keys.InvalidKeyException;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.keys.DevicePartitioner;
 import dev.tspipe.query.series.Answers;
 import dev.tspipe.query.error.ApiException;
 import dev.tspipe.query.http.AnswerHeaders;
@@ -294,9 +297,9 @@ public final class DevicesApi {
 
     /** The series of a device key ({@code tenant/device} in a multi-tenant deployment) and a metric. */
     private SeriesId seriesOfKey(String key, String metric) {
-        int slash = key.indexOf('/');
+        int slash = key.indexOf(DistributionKey.TENANT_SEPARATOR);
         if (layout.multiTenant() && slash > 0) {
-            return series(key.substring(0, slash), key.substring(slash + 1), metric);
+            return series(key.substring(0, slash), key.substring(slash + DistributionKey.TENANT_SEPARATOR.length()), metric);
         }
         return series(null, key, metric);
     }
@@ -313,7 +316,7 @@ public final class DevicesApi {
     }
 
     private DeviceFilter filter(Context ctx, Set<String> others) {
-        DeviceFilter filter = DeviceFilter.parse(ctx.queryParamMap(), others);
+        DeviceFilter filter = parseFilter(ctx.queryParamMap(), others);
         return filter.withTenant(tenants.allowed(ctx, ctx.queryParam(DeviceFilter.TENANT)));
     }
 
@@ -338,6 +341,15 @@ public final class DevicesApi {
             ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(body));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@link DeviceFilter#parse}, its refusal a 400 that names the parameter. */
+    static DeviceFilter parseFilter(Map<String, List<String>> parameters, Set<String> others) {
+        try {
+            return DeviceFilter.parse(parameters, others);
+        } catch (InvalidFilterException e) {
+            throw ApiException.badParameter(e.parameter(), e.reason());
         }
     }
 }

@@ -1,6 +1,6 @@
 package dev.tspipe.query.downsample;
 
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.rows.Rollup;
 
 /**
  * What is known of the readings of one span of time: count, sum, min, max, and the first and last

@@ -1,11 +1,11 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.processor.keys.InvalidKeyException;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.KeyRange;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.LatestReading;
+import dev.tspipe.model.keys.InvalidKeyException;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.KeyRange;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.LatestReading;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.query.error.ApiException;
 import dev.tspipe.query.series.SeriesReader;

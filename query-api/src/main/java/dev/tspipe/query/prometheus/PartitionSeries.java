@@ -3,7 +3,7 @@ package dev.tspipe.query.prometheus;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,9 +1,10 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.topology.DevicePartitioner;
+import dev.tspipe.model.keys.DistributionKey;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.keys.DevicePartitioner;
 import dev.tspipe.query.error.ApiException;
 import dev.tspipe.query.http.AnswerHeaders;
 import dev.tspipe.query.series.SeriesReader;
@@ -391,7 +392,7 @@ public final class PrometheusApi {
             if (device.isEmpty() || layout.multiTenant() && tenant.isEmpty()) {
                 return Optional.empty();
             }
-            String one = layout.multiTenant() ? tenant.get() + "/" + device.get() : device.get();
+            String one = DistributionKey.of(layout.multiTenant() ? tenant.get() : null, device.get());
             if (key != null && !key.equals(one)) {
                 return Optional.empty();
             }

@@ -1,7 +1,7 @@
 package dev.tspipe.query.prometheus;
 
 import dev.tspipe.ingest.SeriesName;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.query.error.ApiException;
 import dev.tspipe.query.promql.Expr;
 

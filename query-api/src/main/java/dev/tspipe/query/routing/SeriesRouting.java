@@ -1,6 +1,6 @@
 package dev.tspipe.query.routing;
 
-import dev.tspipe.processor.topology.DevicePartitioner;
+import dev.tspipe.model.keys.DevicePartitioner;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;

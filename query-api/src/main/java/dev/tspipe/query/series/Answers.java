@@ -1,9 +1,9 @@
 package dev.tspipe.query.series;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.tspipe.processor.rows.LatestReading;
-import dev.tspipe.processor.rows.RawRow;
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.rows.LatestReading;
+import dev.tspipe.model.rows.RawRow;
+import dev.tspipe.model.rows.Rollup;
 
 import java.util.List;
 import java.util.Map;

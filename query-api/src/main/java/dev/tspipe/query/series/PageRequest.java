@@ -1,7 +1,7 @@
 package dev.tspipe.query.series;
 
 import dev.tspipe.query.error.ApiException;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 
 /**
  * A validated request for one page of a series (readings or rollups): the series, the window the

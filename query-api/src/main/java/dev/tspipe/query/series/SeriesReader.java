@@ -1,13 +1,13 @@
 package dev.tspipe.query.series;
 
 import dev.tspipe.query.error.ApiException;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.KeyRange;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.LatestReading;
-import dev.tspipe.processor.rows.RawRow;
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.KeyRange;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.LatestReading;
+import dev.tspipe.model.rows.RawRow;
+import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.query.downsample.Aggregate;

@@ -1,9 +1,10 @@
 package dev.tspipe.query.series;
 
-import dev.tspipe.processor.keys.InvalidKeyException;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.DistributionKey;
+import dev.tspipe.model.keys.InvalidKeyException;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.query.auth.Scope;
@@ -109,7 +110,7 @@ public final class SeriesRoutes {
         } catch (InvalidKeyException e) {
             throw ApiException.badParameter("device", e.getMessage());
         }
-        String distributionKey = tenant == null ? device : tenant + "/" + device;
+        String distributionKey = DistributionKey.of(tenant, device);
         routed(ctx, StoreNames.LATEST, distributionKey, stores -> {
             Answers.DeviceMetrics answer = reader.deviceMetrics(stores, tenant, device);
             if (answer.metrics().isEmpty()) {

@@ -1,7 +1,7 @@
 package dev.tspipe.query.series;
 
 import dev.tspipe.query.error.ApiException;
-import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.model.keys.RowKey;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -1,6 +1,6 @@
 package dev.tspipe.query.server;
 
-import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.query.auth.TenantPolicy;
 import dev.tspipe.query.console.Console;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.query.auth.Scope;
 import dev.tspipe.query.http.HttpJson;
 import dev.tspipe.query.http.Route;

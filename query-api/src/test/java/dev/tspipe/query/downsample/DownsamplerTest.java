@@ -1,6 +1,6 @@
 package dev.tspipe.query.downsample;
 
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.processor.store.RollupStep;
 import org.junit.jupiter.api.Test;
 

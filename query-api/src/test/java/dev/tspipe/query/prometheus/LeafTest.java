@@ -1,6 +1,6 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.query.downsample.Aggregate;
 import dev.tspipe.query.downsample.Resolution;

@@ -1,10 +1,10 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.LatestReading;
-import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.LatestReading;
+import dev.tspipe.model.rows.RawRow;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.query.series.SeriesReader;
 import org.apache.kafka.common.utils.Bytes;

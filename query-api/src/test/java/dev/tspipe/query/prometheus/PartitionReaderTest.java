@@ -1,7 +1,7 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.promql.Expr.MatchOp;
 import dev.tspipe.query.promql.Expr.Matcher;

@@ -1,6 +1,6 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.query.promql.PromQlException;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package dev.tspipe.query.prometheus;
 
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.query.promql.Expr.MatchOp;
 import dev.tspipe.query.promql.Expr.Matcher;
 import org.junit.jupiter.api.Test;

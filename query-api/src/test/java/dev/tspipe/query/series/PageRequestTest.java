@@ -1,7 +1,7 @@
 package dev.tspipe.query.series;
 
 import dev.tspipe.query.error.ApiException;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -20,7 +20,7 @@ import org.apache.kafka.streams.state.Stores;
  *
  * <p>The store is in memory: a global store is filled from its topic at every start (its topic is its changelog),
  * and a table that has to stay small (at most {@value #MAX_ROWS} rows) costs a few MiB. Key: the device's
- * distribution key ({@link dev.tspipe.schemas.DeviceKeys#keyOf}); value: the {@link Device} ({@link StoredDevices}, no registry needed to read it).
+ * distribution key ({@link dev.tspipe.model.devices.DeviceKeys#keyOf}); value: the {@link Device} ({@link StoredDevices}, no registry needed to read it).
  */
 public final class DeviceTable {
 

@@ -1,8 +1,8 @@
 package dev.tspipe.processor.devices;
 
+import dev.tspipe.model.devices.DeviceKeys;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.schemas.Device;
-import dev.tspipe.schemas.DeviceKeys;
 import dev.tspipe.schemas.serde.AvroDeserializer;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.store;
 
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.rows.Rollup;
 import java.nio.ByteBuffer;
 
 /**

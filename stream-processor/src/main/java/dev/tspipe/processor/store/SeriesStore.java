@@ -1,8 +1,8 @@
 package dev.tspipe.processor.store;
 
-import dev.tspipe.processor.keys.MalformedKeyException;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.keys.MalformedKeyException;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.rows.Rollup;
 import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.store;
 
-import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.model.keys.RowKey;
 import java.util.Arrays;
 
 /**

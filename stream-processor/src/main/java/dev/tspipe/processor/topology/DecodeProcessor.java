@@ -1,5 +1,6 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.model.keys.DevicePartitioner;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.errors.StreamsException;

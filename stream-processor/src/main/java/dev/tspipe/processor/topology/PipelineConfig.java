@@ -1,12 +1,12 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.processor.store.RollupStep;
-import dev.tspipe.processor.keys.KeyLayout;
 import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef;
 
 import java.time.Duration;
 import java.util.Map;

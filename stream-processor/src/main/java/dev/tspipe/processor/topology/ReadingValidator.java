@@ -1,10 +1,10 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.keys.InvalidKeyException;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.model.keys.InvalidKeyException;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.RawRow;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 
 import java.util.Arrays;
 

@@ -1,5 +1,6 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.model.keys.DevicePartitioner;
 import dev.tspipe.processor.devices.DeviceTable;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.SeriesStoreSpec;

@@ -1,7 +1,7 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.RawRow;
 
 import java.util.Map;
 

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.badinput;
 
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.processor.topology.RejectReason;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.registry.SchemaRegistryClient;

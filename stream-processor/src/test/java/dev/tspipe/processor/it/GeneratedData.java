@@ -1,7 +1,7 @@
 package dev.tspipe.processor.it;
 
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.schemas.Reading;
 

@@ -1,17 +1,17 @@
 package dev.tspipe.processor.it;
 
 import dev.tspipe.embedded.EmbeddedKafka;
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.LatestReading;
-import dev.tspipe.processor.rows.RawRow;
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.LatestReading;
+import dev.tspipe.model.rows.RawRow;
+import dev.tspipe.model.rows.Rollup;
+import dev.tspipe.processor.store.RollupStep;
+import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.processor.topology.DeadLetters;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.Topics;
-import dev.tspipe.processor.store.RollupStep;
-import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.processor.topology.TspipeStreams;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;

@@ -1,8 +1,8 @@
 package dev.tspipe.processor.store;
 
-import dev.tspipe.processor.keys.KeyLayout;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.KeyLayout;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,12 +2,12 @@ package dev.tspipe.processor.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tspipe.model.keys.RowKey;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import dev.tspipe.processor.keys.RowKey;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

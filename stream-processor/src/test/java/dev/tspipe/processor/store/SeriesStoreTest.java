@@ -3,9 +3,9 @@ package dev.tspipe.processor.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.rows.RawRow;
-import dev.tspipe.processor.rows.Rollup;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.rows.RawRow;
+import dev.tspipe.model.rows.Rollup;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.tspipe.processor.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.model.keys.RowKey;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;

@@ -2,8 +2,8 @@ package dev.tspipe.processor.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.rows.RawRow;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.rows.RawRow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.keys.RowKey;
+import dev.tspipe.model.keys.RowKey;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecordBuilder;
 import org.apache.kafka.streams.test.TestRecord;

@@ -1,8 +1,8 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
-import dev.tspipe.processor.rows.Rollup;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -40,7 +40,7 @@ class IngestTopologyTest extends TopologyTestBase {
         List<Double> values = new ArrayList<>();
         try (KeyValueIterator<Bytes, byte[]> rows = store(StoreNames.RAW).prefixScan("d#m#",
                 new org.apache.kafka.common.serialization.StringSerializer())) {
-            rows.forEachRemaining(kv -> values.add(dev.tspipe.processor.rows.RawRow.fromBytes(kv.value).value()));
+            rows.forEachRemaining(kv -> values.add(dev.tspipe.model.rows.RawRow.fromBytes(kv.value).value()));
         }
         assertThat(values).containsExactly(4.0, 3.0, 2.0, 1.0, 0.0);
     }
@@ -145,7 +145,7 @@ class IngestTopologyTest extends TopologyTestBase {
         List<Double> values = new ArrayList<>();
         try (KeyValueIterator<Bytes, byte[]> series = store(StoreNames.RAW).prefixScan("d#m#",
                 new org.apache.kafka.common.serialization.StringSerializer())) {
-            series.forEachRemaining(kv -> values.add(dev.tspipe.processor.rows.RawRow.fromBytes(kv.value).value()));
+            series.forEachRemaining(kv -> values.add(dev.tspipe.model.rows.RawRow.fromBytes(kv.value).value()));
         }
         assertThat(values).containsExactly(3.0, 2.0);
         // Rollups have their own, longer lifecycle.

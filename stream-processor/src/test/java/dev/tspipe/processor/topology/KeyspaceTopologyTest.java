@@ -1,9 +1,9 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.store.KeyspaceActivity;
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.processor.store.KeyspaceActivity.Counter;
+import dev.tspipe.processor.store.KeyspaceActivity;
 import dev.tspipe.processor.store.SeriesStore;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.processor.store.Table;

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.keys.KeyLayout;
+import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.registry.MockSchemaRegistry;
 import dev.tspipe.schemas.serde.AvroDeserializer;

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.topology;
 
-import dev.tspipe.processor.keys.SeriesId;
+import dev.tspipe.model.keys.SeriesId;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

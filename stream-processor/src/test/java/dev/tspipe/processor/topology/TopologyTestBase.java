@@ -1,12 +1,12 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.model.rows.LatestReading;
+import dev.tspipe.model.rows.RawRow;
+import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.StoreNames;
-import dev.tspipe.processor.keys.RowKey;
-import dev.tspipe.processor.keys.SeriesId;
-import dev.tspipe.processor.rows.LatestReading;
-import dev.tspipe.processor.rows.RawRow;
-import dev.tspipe.processor.rows.Rollup;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.registry.MockSchemaRegistry;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
