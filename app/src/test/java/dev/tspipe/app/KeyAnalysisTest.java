@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.within;
 /**
  * {@link KeyAnalysis} on generated readings whose answers the test computes itself: the busiest 1%, distinct
  * counts, partitions (by the Java producer's own partitioner), projected bytes (key and row lengths counted by
- * hand), and the finding each rule gives. Seeded; {@code -Dtspipe.test.seed=N} replays a run.
+ * hand), and the finding each rule gives. Seeded; {@code -Dtspipe.seed=N} replays a run.
  */
 class KeyAnalysisTest {
 
@@ -93,7 +93,7 @@ class KeyAnalysisTest {
 
     @Test
     void oneDeviceWithHalfTheReadingsIsHotAndSkewsItsPartition() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         KeyAnalysis analysis = analysis(KeyLayout.DEFAULT);
         Map<String, Long> perDevice = new HashMap<>();
@@ -130,7 +130,7 @@ class KeyAnalysisTest {
 
     @Test
     void zipfDistributedDevicesGiveTheBusiestOnePercentTheTestCounted() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         int devices = 2_000;
         double[] cumulative = new double[devices];
@@ -162,7 +162,7 @@ class KeyAnalysisTest {
 
     @Test
     void uniformlyUsedDevicesAreCleanAndProjectedFromTheirOwnBytes() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         KeyAnalysis analysis = analysis(KeyLayout.DEFAULT);
         Map<String, Long> perDevice = new HashMap<>();

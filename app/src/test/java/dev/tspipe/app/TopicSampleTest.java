@@ -26,7 +26,7 @@ class TopicSampleTest {
 
     @Test
     void randomTopicsGiveTheSampleSizeWithinOneRecordOfEachPartitionsShare() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         for (int round = 0; round < 1_000; round++) {
             Map<Integer, Long> available = new TreeMap<>();

@@ -19,6 +19,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.TaskMetadata;
+import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,6 +75,13 @@ class TwoInstancesIT {
      * for the big device's 1,050 rows, under 0.4 MB for the others' 40.
      */
     private static final long VOLUME_GUIDELINE = 5_000_000;
+    /**
+     * How long a read that no copy can answer keeps trying. While partitions move, a standby that becomes the active task
+     * is queryable nowhere for a moment whose length depends on the machine's load (docs/query-api.md); a wait longer
+     * than that moment can ever be in this test lets the failover test ask for what it means, no 503 at all, instead of
+     * a share of 503s that a loaded machine might or might not exceed.
+     */
+    private static final Duration FAILOVER_WAIT = Duration.ofSeconds(30);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -102,9 +111,9 @@ class TwoInstancesIT {
                 PipelineConfig.READINGS_TOPIC, TOPIC, PipelineConfig.DLQ_TOPIC, APP + "-dlq"));
         produce();
         a = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("a"),
-                server -> server.volumeGuidelineBytes(VOLUME_GUIDELINE));
+                server -> server.volumeGuidelineBytes(VOLUME_GUIDELINE).failoverWait(FAILOVER_WAIT));
         b = TestNode.start(KAFKA.broker().bootstrapServers(), config, APP, stateDir.resolve("b"),
-                server -> server.volumeGuidelineBytes(VOLUME_GUIDELINE));
+                server -> server.volumeGuidelineBytes(VOLUME_GUIDELINE).failoverWait(FAILOVER_WAIT));
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).until(() ->
                 a.streams().state() == KafkaStreams.State.RUNNING && b.streams().state() == KafkaStreams.State.RUNNING
                         && allLatestStored(a) && allLatestStored(b));
@@ -502,7 +511,9 @@ class TwoInstancesIT {
     @org.junit.jupiter.api.Order(4)
     void devicesReachEveryInstanceFiltersAreExactAndTheLatestOfASiteFansOut() throws Exception {
         long started = System.nanoTime();
-        Random random = new Random(17);
+        long seed = Long.getLong("tspipe.seed", 17L);
+        System.out.println("TwoInstancesIT devices seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")");
+        Random random = new Random(seed);
         List<String> sites = List.of("plant-1", "plant-2", "plant-3");
         List<String> types = List.of("press", "kiln");
         Map<String, Device> devices = new TreeMap<>();
@@ -651,8 +662,12 @@ class TwoInstancesIT {
                 }
             }
         }, "failover-poller");
+        // The survivor must hold a copy of every partition (its own active tasks, a standby of the others') before the
+        // other stops, and the poller must be reading before it does: conditions, not a pause.
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(() -> holdsEveryPartition(a));
         poller.start();
-        Thread.sleep(300);
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(10)).until(() ->
+                statuses.values().stream().mapToInt(Integer::intValue).sum() >= 10);
         b.close();
         b = null;
         try {
@@ -665,15 +680,23 @@ class TwoInstancesIT {
         System.out.println("failover answers by status: " + statuses + ", of them stale: " + stale.get());
         unavailable.stream().distinct().limit(5).forEach(body -> System.out.println("failover 503: " + body));
         assertThat(problems).isEmpty();
-        // The survivor holds a standby of every partition: it answers every read, from a standby or a restoring
-        // copy (stale) while the partitions move. Measured: no 503 at all in 7 runs (465 of 2,265 before the
-        // fall-through and the failover wait). How long a partition is queryable nowhere depends on the machine's
-        // load, so the test allows a few 503s (each a proper one, checked above) and not the old fifth.
-        assertThat(statuses.keySet()).isSubsetOf(200, 503);
+        // The survivor holds a copy of every partition: it answers every read, from a standby or a restoring copy
+        // (stale) while the partitions move, and the failover wait covers the moment a partition is queryable nowhere.
         int all = statuses.values().stream().mapToInt(Integer::intValue).sum();
-        assertThat(statuses.getOrDefault(503, 0)).as("503 answers of %d during the failover", all).isLessThan(all / 20);
+        assertThat(statuses).as("answers by status of %d reads during the failover", all).containsOnlyKeys(200);
         Answer statistics = get(a, "/api/v1/stats/partitions");
         assertThat(statistics.body().get("partitions")).hasSize(PARTITIONS);
+    }
+
+    /** Whether {@code instance} runs a task, active or standby, of every partition of the input topic. */
+    private static boolean holdsEveryPartition(TestNode instance) {
+        Set<Integer> held = new HashSet<>();
+        for (ThreadMetadata thread : instance.streams().metadataForLocalThreads()) {
+            for (Set<TaskMetadata> tasks : List.of(thread.activeTasks(), thread.standbyTasks())) {
+                tasks.forEach(task -> held.add(task.taskId().partition()));
+            }
+        }
+        return held.containsAll(java.util.stream.IntStream.range(0, PARTITIONS).boxed().toList());
     }
 
     private static boolean allCompleteAndFresh(TestNode instance) throws Exception {

@@ -38,7 +38,7 @@ class LogTextTest {
     /** Random strings rich in controls: the escaped text has none, and unescaping it gives the original back. */
     @Test
     void escapedTextHasNoControlsAndReadsBackToTheOriginal() {
-        long seed = System.nanoTime();
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         System.out.println("LogTextTest seed: " + seed);
         SplittableRandom random = new SplittableRandom(seed);
         char[] pool = {'a', 'Z', '0', ' ', '\\', 'x', 'u', '\r', '\n', '\t', '\u001b', '\u0000', '\u007f', '\u0085', '\u009b',

@@ -10,7 +10,7 @@ import dev.tspipe.schemas.registry.SchemaRegistryCore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -106,13 +107,18 @@ class SchemasTopicCodecTest {
                 .message().isNotBlank();
     }
 
+    static LongStream seeds() {
+        Long seed = Long.getLong("tspipe.seed");
+        return seed != null ? LongStream.of(seed) : LongStream.of(1, 2, 3, 42, 1234, 99_999);
+    }
+
     /**
      * Compaction keeps only the last record of each key. Whatever sequence of registrations,
      * deletes, re-registrations and config changes happened, replaying the compacted journal must
-     * give the same registry as replaying the whole one.
+     * give the same registry as replaying the whole one. Each case is a seed; {@code -Dtspipe.seed=N} runs seed N alone.
      */
-    @ParameterizedTest
-    @ValueSource(longs = {1, 2, 3, 42, 1234, 99_999})
+    @ParameterizedTest(name = "seed {0} (rerun with -Dtspipe.seed={0})")
+    @MethodSource("seeds")
     void replayingTheCompactedJournalGivesTheSameRegistry(long seed) {
         Random random = new Random(seed);
         List<Entry> journal = new ArrayList<>();

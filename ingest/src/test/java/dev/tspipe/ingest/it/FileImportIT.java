@@ -57,7 +57,9 @@ class FileImportIT {
     void fiftyThousandLinesWithAHundredBadOnesGiveExactlyTheGoodReadingsAndAHundredRejects() throws IOException {
         String topic = "import-readings";
         KAFKA.broker().createTopic(topic, 6);
-        Random random = new Random(20261130);
+        long seed = Long.getLong("tspipe.seed", 20261130L);
+        System.out.println("FileImportIT seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")");
+        Random random = new Random(seed);
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(1, ChronoUnit.HOURS);
         String[] badLines = {
                 "device-1,temperature,not-a-time,1.0",

@@ -60,7 +60,8 @@ class DeviceFilterTest {
 
     @Test
     void aFilterPicksExactlyTheDevicesWhereEveryGivenFieldIsEqualOnSeededRandomDevices() {
-        Random random = new Random(42);
+        long seed = Long.getLong("tspipe.seed", 42L);
+        Random random = new Random(seed);
         List<Device> devices = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
             Map<String, String> labels = new TreeMap<>();
@@ -89,7 +90,7 @@ class DeviceFilterTest {
                     case "tenant" -> device.getTenant();
                     default -> device.getLabels().get(g.getKey().substring("label.".length()));
                 }));
-                assertThat(filter.matches(device)).as("%s on %s", given, device).isEqualTo(expected);
+                assertThat(filter.matches(device)).as("seed %d: %s on %s", seed, given, device).isEqualTo(expected);
             }
         }
     }

@@ -34,7 +34,7 @@ class RollupTest {
 
     @Test
     void randomBucketsReadBackBitForBit() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         for (int i = 0; i < 10_000; i++) {
             Rollup bucket = Rollup.of(random.nextGaussian(), random.nextInt(1_000_000));

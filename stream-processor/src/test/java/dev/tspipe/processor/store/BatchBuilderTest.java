@@ -38,7 +38,7 @@ class BatchBuilderTest {
     @Test
     void rocksDbReadsThePutsBack() throws RocksDBException {
         RocksDB.loadLibrary();
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         BatchBuilder reused = new BatchBuilder(1_000);
         for (int round = 0; round < 50; round++) {

@@ -14,7 +14,7 @@ class ChangelogGroupTest {
 
     @Test
     void bufferedRowsEncodeAsTheListOfTheirLiveRowsDoesAndDecodeBack() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         for (int round = 0; round < 300; round++) {
             RowArena arena = new RowArena();

@@ -103,7 +103,7 @@ class RestoreBatchTest {
     @Test
     void randomWritesComeOutSortedWithTheLastWriteOfEachKeyAsRocksDbWouldHaveBuiltThem() throws Exception {
         RocksDB.loadLibrary();
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         try (DBOptions options = new DBOptions().setCreateIfMissing(true);
              RocksDB db = RocksDB.open(options, dir.toString(),
@@ -167,7 +167,7 @@ class RestoreBatchTest {
                         records.write(serialized, 12, serialized.length - 12);
                     }
                     byte[] whole = reference.data();
-                    assertThat(count).as("seed %d (rerun with -Dtspipe.test.seed=%d)", seed, seed).isEqualTo(reference.count());
+                    assertThat(count).as("seed %d (rerun with -Dtspipe.seed=%d)", seed, seed).isEqualTo(reference.count());
                     assertThat(records.toByteArray()).as("seed %d", seed).isEqualTo(Arrays.copyOfRange(whole, 12, whole.length));
                 }
             } finally {

@@ -48,13 +48,13 @@ class SeriesStoreModelTest {
 
     @Test
     void randomHistoriesMatchTheModelAndTheirChangelogsRebuildThem() {
-        long base = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long base = Long.getLong("tspipe.seed", System.nanoTime());
         for (int run = 0; run < 6; run++) {
             long seed = base + run;
             try {
                 checkHistory(seed, dir.resolve("run-" + run));
             } catch (AssertionError | RuntimeException e) {
-                throw new AssertionError("failed with seed " + seed + " (rerun with -Dtspipe.test.seed=" + seed + ")", e);
+                throw new AssertionError("failed with seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")", e);
             }
         }
     }

@@ -15,7 +15,7 @@ class SeriesTableTest {
 
     @Test
     void findsTheBufferOfEveryRowKeysSeriesAndNothingElse() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         SeriesTable table = new SeriesTable();
         Map<Bytes, SeriesBuffer> model = new HashMap<>();

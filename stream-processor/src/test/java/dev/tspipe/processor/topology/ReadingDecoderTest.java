@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * kind (printable or not, ASCII or not, valid or not), of three schemas (tspipe's, another with the same layout,
  * one without it), and mutations of their bytes. Whatever the fast path accepts, the generic path accepts with
  * the same series, timestamp, value, row bytes and row key; the decoder's verdict is always the generic one.
- * The seed is printed with every failure; {@code -Dtspipe.test.seed=N} replays one.
+ * The seed is printed with every failure; {@code -Dtspipe.seed=N} replays one.
  */
 class ReadingDecoderTest {
 
@@ -80,7 +80,7 @@ class ReadingDecoderTest {
 
     @Test
     void theFastPathAcceptsOnlyWhatTheGenericPathAcceptsWithTheSameRowAndKey() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         ReadingDecoder.FastReader fast = new ReadingDecoder.FastReader();
         int plain = 0;
@@ -137,7 +137,7 @@ class ReadingDecoderTest {
 
     @Test
     void theUtf8CheckIsTheJdkStrictDecoders() throws Exception {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         byte[][] pieces = {"a".getBytes(StandardCharsets.UTF_8), "é".getBytes(StandardCharsets.UTF_8),
                 "温".getBytes(StandardCharsets.UTF_8), "\uD83D\uDE00".getBytes(StandardCharsets.UTF_8)};

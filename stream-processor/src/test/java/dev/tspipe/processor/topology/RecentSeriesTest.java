@@ -13,13 +13,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@link RecentSeries} against a map of everything remembered: a find returns only what was remembered for exactly
  * those bytes (never another series', whatever the slots' collisions), and after a series is remembered its next find
- * returns it unless another series took its slot. Seeded; {@code -Dtspipe.test.seed=N} replays a run.
+ * returns it unless another series took its slot. Seeded; {@code -Dtspipe.seed=N} replays a run.
  */
 class RecentSeriesTest {
 
     @Test
     void aFindReturnsOnlyTheSeriesRememberedForTheSameBytes() {
-        long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
         RecentSeries recent = new RecentSeries();
         Map<String, RecentSeries.Known> remembered = new HashMap<>();
