@@ -18,10 +18,11 @@ import org.openjdk.jmh.infra.Blackhole;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The in-memory part of a rollup update, as the ingest processor does it for every stored reading and
- * every step: the bucket's key from the series prefix, the stored counters decoded, the reading added,
- * the counters encoded again. The store reads and writes around it are measured end to end by the
- * harness (docs/benchmarks.md), not here.
+ * The codec work of a rollup update: the bucket's key from the series prefix, the stored counters decoded, the
+ * reading added, the counters encoded again. That is what a bucket read back from the store costs (a late or
+ * repeated reading); the series store updates the buckets it buffers in place and encodes them only to write them
+ * (docs/storage.md, "The write path"). The store's reads and writes are measured end to end by the harness
+ * (docs/benchmarks.md), not here.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
