@@ -405,7 +405,7 @@ public final class EndToEndBenchmark {
             figures.put("secondsUntilRunning", seconds(elapsed));
             figures.put("changelogRecordsRestored", records);
             // A changelog record of raw rows or 1-minute buckets holds all of a series' new rows of one commit: the
-            // restore's cost is in rows written (every table), as the target counts it.
+            // restore's cost is in rows written (every table), the unit of its target (docs/benchmarks.md).
             figures.put("rowsRestored", rows);
             figures.put("rowsPerSecond", perSecond(rows, elapsed));
             figures.put("changelogRecordsPerSecond", perSecond(records, elapsed));

@@ -277,8 +277,9 @@ public record RowKey(SeriesId series, long epochMillis) {
 
     /**
      * The 19 digits of {@code Long.MAX_VALUE - epochMillis}: two long divisions split them into 3 + 8 + 8 digits, and
-     * each 8 are written two at a time with int arithmetic, not one long division per digit (a row key is written about
-     * three times per reading; docs/benchmarks.md, fifth round).
+     * each 8 are written two at a time with int arithmetic, not one long division per digit, because a row key is
+     * written about three times per reading (the profile: docs/benchmarks-history.md, "Storage engine v2, fifth
+     * round").
      */
     private static void writeReversedTimestamp(long epochMillis, byte[] out, int pos) {
         long reversed = Long.MAX_VALUE - epochMillis;

@@ -48,8 +48,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and kept for {@value #LAG_TTL_MS} ms. Asking per request capped the query API at about 700
  * requests/s with a 10 ms median (measured with {@code wrk} against {@code tspipe demo}). A lookup runs
  * in a thread of its own, and requests go on with the lags of a moment ago meanwhile: when a broker
- * dies, the lookup waits until its partitions have a new leader (seconds), and the request that made
- * it used to wait with it (docs/query-api.md). Only the very first lookup is waited for, at most
+ * dies, the lookup waits until its partitions have a new leader (seconds), and a request that waited for
+ * it would wait that long too (docs/query-api.md). Only the very first lookup is waited for, at most
  * {@value #FIRST_LOOKUP_WAIT_MS} ms.
  */
 public final class SeriesRouting implements AutoCloseable {
