@@ -1,5 +1,13 @@
 package dev.tspipe.query.prometheus;
 
+import dev.tspipe.query.promql.PromQuery;
+import dev.tspipe.query.promql.Leaf;
+import dev.tspipe.query.promql.Instants;
+import dev.tspipe.query.promql.PartitionSeries;
+import dev.tspipe.query.promql.SeriesSelection;
+import dev.tspipe.query.promql.QueryBudget;
+import dev.tspipe.query.promql.PartitionReader;
+import dev.tspipe.query.promql.DeviceLabels;
 import dev.tspipe.model.keys.DistributionKey;
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.RowKey;

@@ -1,8 +1,5 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
-import dev.tspipe.query.promql.Expr;
-import dev.tspipe.query.promql.PromQl;
-import dev.tspipe.query.promql.PromQlException;
 
 import java.util.ArrayList;
 import java.util.Arrays;

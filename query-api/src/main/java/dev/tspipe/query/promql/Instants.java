@@ -1,4 +1,4 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 /**
  * The instants a query is evaluated at: {@code start}, {@code start + step}, ... up to {@code end} inclusive, as

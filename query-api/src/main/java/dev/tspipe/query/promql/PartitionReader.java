@@ -1,4 +1,4 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import dev.tspipe.model.keys.InvalidKeyException;
 import dev.tspipe.model.keys.KeyLayout;
@@ -66,7 +66,7 @@ public final class PartitionReader {
     }
 
     /** 422 when a query would compute more than it may. */
-    static void requireBounded(long series, Instants instants) {
+    public static void requireBounded(long series, Instants instants) {
         if (series > MAX_SERIES) {
             throw ApiException.unprocessable("the selector picks more than " + MAX_SERIES + " series; narrow it (a device, "
                     + "a metric name)");
