@@ -16,6 +16,8 @@ import dev.tspipe.model.keys.DevicePartitioner;
 import dev.tspipe.query.error.ApiException;
 import dev.tspipe.query.http.AnswerHeaders;
 import dev.tspipe.query.series.SeriesReader;
+import dev.tspipe.query.series.StoreSeriesSource;
+import dev.tspipe.query.promql.SeriesSource;
 import dev.tspipe.query.promql.Expr;
 import dev.tspipe.query.promql.PromQl;
 import dev.tspipe.query.promql.PromQlException;
@@ -72,6 +74,7 @@ public final class PrometheusApi {
     private final KeyLayout layout;
     private final PartitionReads reads;
     private final PartitionReader reader;
+    private final SeriesReader seriesReader;
     private final BiFunction<Context, String, String> tenantOnly;
     private final Clock clock;
     private final DeviceLabels metadata;
@@ -89,7 +92,8 @@ public final class PrometheusApi {
                          ScatterGather gather) {
         this.layout = layout;
         this.reads = reads;
-        this.reader = new PartitionReader(layout, seriesReader);
+        this.reader = new PartitionReader(layout);
+        this.seriesReader = seriesReader;
         this.tenantOnly = tenantOnly;
         this.clock = clock;
         this.metadata = metadata;
@@ -189,7 +193,7 @@ public final class PrometheusApi {
         internal.put("step_ms", List.of(Long.toString(instants.step())));
         internal.put("lookback_ms", List.of(Long.toString(lookback(ctx))));
         List<PartitionSeries.Values> values = gather(ctx, List.of(leaf.selection()), internal,
-                (stores, budget) -> reader.values(stores, leaf, instants, budget), warnings);
+                (stores, budget) -> reader.values(source(stores), leaf, instants, budget), warnings);
         PartitionReader.requireBounded(values.size(), instants);
         return values;
     }
@@ -287,9 +291,14 @@ public final class PrometheusApi {
                                      QueryBudget budget) {
         Map<SeriesId, PartitionSeries.Values> union = new LinkedHashMap<>();
         for (SeriesSelection selection : selections) {
-            reader.series(stores, selection, since, budget).series().forEach(one -> union.putIfAbsent(one.series(), one));
+            reader.series(source(stores), selection, since, budget).series().forEach(one -> union.putIfAbsent(one.series(), one));
         }
         return new PartitionSeries(List.copyOf(union.values()));
+    }
+
+    /** The engine's view of one copy of a partition's stores. */
+    private SeriesSource source(SeriesReader.Stores stores) {
+        return new StoreSeriesSource(layout, seriesReader, stores);
     }
 
     private <T> List<T> limited(Context ctx, List<T> all, List<String> warnings) {
@@ -473,7 +482,7 @@ public final class PrometheusApi {
             }
             Instants instants = instants(inRange("start_ms", number(ctx, "start_ms")), inRange("end_ms", number(ctx, "end_ms")),
                     number(ctx, "step_ms"));
-            local = (stores, share) -> reader.values(stores, query.leaf(), instants, share);
+            local = (stores, share) -> reader.values(source(stores), query.leaf(), instants, share);
         } else if (mode.equals("series")) {
             List<SeriesSelection> selections = selections(ctx);
             long since = number(ctx, "since_ms");

@@ -16,6 +16,11 @@ public enum RangeFunction {
         return valueOf(name.toUpperCase(Locale.ROOT));
     }
 
+    /** Its PromQL name ({@code avg_over_time}); a plain selector has none. */
+    public String promQlName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
     /** Whether it needs every reading: {@code rate} and {@code increase} see counter resets, which rollups hide. */
     public boolean needsReadings() {
         return this == RATE || this == INCREASE;
