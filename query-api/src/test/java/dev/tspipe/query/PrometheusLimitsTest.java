@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.auth.TenantPolicy;
 import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.http.Guard;
 import dev.tspipe.query.http.RouteTable;
@@ -89,7 +90,7 @@ class PrometheusLimitsTest {
 
     private void start() {
         PrometheusApi api = new PrometheusApi(KeyLayout.DEFAULT, new TwoPartitions(), new SeriesReader(KeyLayout.DEFAULT),
-                (ctx, tenant) -> null, clock, DeviceLabels.NONE, gather);
+                new TenantPolicy(false), clock, DeviceLabels.NONE, gather);
         http = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.jetty.host = "127.0.0.1";

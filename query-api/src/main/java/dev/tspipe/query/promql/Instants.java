@@ -1,5 +1,7 @@
 package dev.tspipe.query.promql;
 
+import dev.tspipe.query.downsample.Downsampler;
+
 /**
  * The instants a query is evaluated at: {@code start}, {@code start + step}, ... up to {@code end} inclusive, as
  * Prometheus' {@code query_range}; one instant ({@code start == end}) for {@code query}.
@@ -7,7 +9,7 @@ package dev.tspipe.query.promql;
 public record Instants(long start, long end, long step) {
 
     /** The most instants one series has in an answer, as Prometheus allows ("exceeded maximum resolution"). */
-    public static final int MAX_POINTS = 11_000;
+    public static final int MAX_POINTS = Downsampler.MAX_POINTS;
 
     public Instants {
         if (step <= 0) {
