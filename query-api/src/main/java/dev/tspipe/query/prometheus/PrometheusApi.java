@@ -58,6 +58,8 @@ import static dev.tspipe.query.prometheus.PromParams.time;
 public final class PrometheusApi {
 
 
+    private static final String V1 = "/prometheus/api/v1/";
+
     /** The route other instances are asked for their partitions' part of a query. */
     public static final String PARTITION_PATH = "/prometheus/internal/partition";
 
@@ -91,22 +93,24 @@ public final class PrometheusApi {
         this.partitions = new PartitionGather(layout, reads, clock, gather);
     }
 
-    /** The public routes, each for GET and POST (the OpenAPI test compares them with the document). */
-    public static final List<String> PATHS = List.of("/prometheus/api/v1/query", "/prometheus/api/v1/query_range",
-            "/prometheus/api/v1/series", "/prometheus/api/v1/labels", "/prometheus/api/v1/label/{name}/values",
-            "/prometheus/api/v1/metadata", "/prometheus/api/v1/query_exemplars", "/prometheus/api/v1/rules");
+    /**
+     * The public routes, each for GET and POST, as the OpenAPI document lists them; QueryServerTest compares this list
+     * with what {@link #routes} serves, so a route cannot be served undocumented or documented unserved.
+     */
+    public static final List<String> PATHS = List.of(V1 + "query", V1 + "query_range", V1 + "series", V1 + "labels",
+            V1 + "label/{name}/values", V1 + "metadata", V1 + "query_exemplars", V1 + "rules");
 
-    /** The routes, {@link #PATHS} then the internal one: path, then handler. */
+    /** The routes, the public ones then the internal one ({@link #PARTITION_PATH}): path, then handler. */
     public Map<String, io.javalin.http.Handler> routes() {
         Map<String, io.javalin.http.Handler> routes = new LinkedHashMap<>();
-        routes.put(PATHS.get(0), this::query);
-        routes.put(PATHS.get(1), this::queryRange);
-        routes.put(PATHS.get(2), this::series);
-        routes.put(PATHS.get(3), this::labels);
-        routes.put(PATHS.get(4), this::labelValues);
-        routes.put(PATHS.get(5), this::metadata);
-        routes.put(PATHS.get(6), ctx -> answer(ctx, PromJson.strings(List.of()), List.of()));
-        routes.put(PATHS.get(7), ctx -> answer(ctx, json -> {
+        routes.put(V1 + "query", this::query);
+        routes.put(V1 + "query_range", this::queryRange);
+        routes.put(V1 + "series", this::series);
+        routes.put(V1 + "labels", this::labels);
+        routes.put(V1 + "label/{name}/values", this::labelValues);
+        routes.put(V1 + "metadata", this::metadata);
+        routes.put(V1 + "query_exemplars", ctx -> answer(ctx, PromJson.strings(List.of()), List.of()));
+        routes.put(V1 + "rules", ctx -> answer(ctx, json -> {
             json.writeStartObject();
             json.writeArrayFieldStart("groups");
             json.writeEndArray();

@@ -30,7 +30,7 @@ public final class PrometheusRoutes {
         List<Route> public_ = new ArrayList<>();
         List<Route> internal = new ArrayList<>();
         api.routes().forEach((path, handler) -> {
-            List<Route> group = PrometheusApi.PATHS.contains(path) ? public_ : internal;
+            List<Route> group = path.equals(PrometheusApi.PARTITION_PATH) ? internal : public_;
             group.add(Route.get(path, Scope.READ, handler));
             group.add(Route.post(path, Scope.READ, handler));
         });
