@@ -1,5 +1,6 @@
 package dev.tspipe.app;
 
+import dev.tspipe.model.keys.DistributionKey;
 import dev.tspipe.model.analysis.KeyLayoutLinter.Finding;
 import dev.tspipe.model.analysis.KeyLayoutLinter.Severity;
 import dev.tspipe.model.analysis.KeyLayoutLinter;
@@ -57,7 +58,7 @@ final class KeyAnalysis {
     }
 
     /** Bytes a device may hold over its lifecycle: 10 GB a partition key (Tablestore, AnalyticDB). */
-    static final long DEVICE_BYTES_LIMIT = 10_000_000_000L;
+    static final long DEVICE_BYTES_LIMIT = DistributionKey.VOLUME_GUIDELINE_BYTES;
     /** A longer key is a warning: a quarter of the 1,024-byte limit, over ten times tspipe's typical 35 bytes. */
     static final int LONG_KEY_BYTES = 256;
     /** Busiest partition over the mean: a warning above this, an error from {@link #SKEW_ERROR}. */

@@ -28,13 +28,15 @@ class ArchitectureTest {
     @ArchTest
     static final ArchRule noPackageCycles = slices().matching("dev.tspipe.(**)").should().beFreeOfCycles();
 
-    @ArchIgnore(reason = "issue 28, open: KeyLayoutProposal and KeyLayoutLinter use Jackson, DevicePartitioner "
-            + "kafka-clients' Utils.murmur2, both through schemas' dependencies")
+    /**
+     * Jackson is the one library allowed beside schemas' own classes and Avro: a key-layout proposal is a JSON document
+     * ({@code KeyLayoutProposal}, {@code KeyLayoutLinter}), and schemas brings Jackson for the registry's JSON already.
+     */
     @ArchTest
     static final ArchRule theModelDependsOnSchemasOnly = classes().that().resideInAPackage("dev.tspipe.model..")
             .should().onlyDependOnClassesThat().resideInAnyPackage("dev.tspipe.model..", "dev.tspipe.schemas..", "java..",
-                    "org.apache.avro..")
-            .because("the model (keys, rows, device rules) is the one thing every module shares: no Kafka Streams, "
+                    "org.apache.avro..", "com.fasterxml.jackson..")
+            .because("the model (keys, rows, device rules) is the one thing every module shares: no Kafka, Kafka Streams, "
                     + "RocksDB or HTTP comes with it");
 
     @ArchTest

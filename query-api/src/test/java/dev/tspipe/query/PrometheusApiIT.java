@@ -8,7 +8,7 @@ import dev.tspipe.ingest.ReadingProducer;
 import dev.tspipe.ingest.prometheus.RemoteWrite;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.Topics;
-import dev.tspipe.query.prometheus.PromOracle;
+import dev.tspipe.query.promql.PromOracle;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.KafkaStreams;

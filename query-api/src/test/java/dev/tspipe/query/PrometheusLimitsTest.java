@@ -1,5 +1,6 @@
 package dev.tspipe.query;
 
+import dev.tspipe.query.auth.TenantPolicy;
 import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.http.Guard;
 import dev.tspipe.query.http.RouteTable;
@@ -8,12 +9,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.SeriesId;
-import dev.tspipe.query.prometheus.DeviceLabels;
-import dev.tspipe.query.prometheus.MemoryLatestStore;
+import dev.tspipe.query.promql.DeviceLabels;
+import dev.tspipe.query.promql.MemoryLatestStore;
 import dev.tspipe.query.prometheus.PartitionReads;
-import dev.tspipe.query.prometheus.PartitionSeries;
+import dev.tspipe.query.promql.PartitionSeries;
 import dev.tspipe.query.prometheus.PrometheusApi;
-import dev.tspipe.query.prometheus.QueryBudget;
+import dev.tspipe.query.promql.QueryBudget;
 import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.routing.PartitionPlans;
 import dev.tspipe.query.routing.ScatterGather;
@@ -89,7 +90,7 @@ class PrometheusLimitsTest {
 
     private void start() {
         PrometheusApi api = new PrometheusApi(KeyLayout.DEFAULT, new TwoPartitions(), new SeriesReader(KeyLayout.DEFAULT),
-                (ctx, tenant) -> null, clock, DeviceLabels.NONE, gather);
+                new TenantPolicy(false), clock, DeviceLabels.NONE, gather);
         http = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.jetty.host = "127.0.0.1";

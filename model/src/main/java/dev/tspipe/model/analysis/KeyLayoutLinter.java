@@ -1,5 +1,6 @@
 package dev.tspipe.model.analysis;
 
+import dev.tspipe.model.keys.RowKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tspipe.model.analysis.KeyLayoutProposal.Kind;
 import dev.tspipe.model.analysis.KeyLayoutProposal.Segment;
@@ -41,7 +42,7 @@ public final class KeyLayoutLinter {
     }
 
     /** Azure Table storage's limit, which tspipe's row keys keep too. */
-    public static final int MAX_KEY_BYTES = 1024;
+    public static final int MAX_KEY_BYTES = RowKey.MAX_KEY_BYTES;
     private static final Pattern PII_NAME = Pattern.compile(
             "(?i).*(e-?mail|phone|msisdn|ssn|social.?security|passport|iban|credit.?card).*");
     /** Something that looks like an e-mail address, anywhere in a text. */

@@ -16,6 +16,12 @@ import java.nio.charset.StandardCharsets;
  */
 public final class DistributionKey {
 
+    /**
+     * The volume one distribution key should hold at most over its lifecycle: about 10 GB per partition-key value,
+     * Tablestore's guideline. The key analysis projects devices against it; the statistics flag devices over it.
+     */
+    public static final long VOLUME_GUIDELINE_BYTES = 10_000_000_000L;
+
     /** Between the tenant and the device. */
     public static final String TENANT_SEPARATOR = "/";
 

@@ -1,5 +1,7 @@
 package dev.tspipe.query.devices;
 
+import dev.tspipe.query.auth.TenantPolicy;
+import dev.tspipe.query.routing.ReadCounters;
 import dev.tspipe.model.devices.DeviceFilter;
 import dev.tspipe.model.devices.InvalidFilterException;
 import dev.tspipe.model.keys.DistributionKey;
@@ -66,15 +68,6 @@ public final class DevicesApi {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String LIMIT = "limit";
 
-    /** How a request's tenant is decided: the query server's rules (tokens bound to a tenant, single-tenant deployments). */
-    public interface Tenants {
-        /** The one tenant the request may read, from its {@code tenant} parameter (null when absent): null for any. */
-        String allowed(Context ctx, String named);
-
-        /** The tenant of a request for one device: required in a multi-tenant deployment. */
-        String required(Context ctx);
-    }
-
     /** This instance's copy of one partition, read as the query server reads it (active or stale, not-queryable as empty). */
     @FunctionalInterface
     public interface LocalPartitions {
@@ -82,20 +75,16 @@ public final class DevicesApi {
                                             boolean stale);
     }
 
-    /** The query server's counters of forwarded and stale answers. */
-    public record Counters(Runnable forwarded, Runnable stale) {
-    }
-
     private final DeviceDirectory directory;
     private final KeyLayout layout;
     private final SeriesReader reader;
-    private final Tenants tenants;
+    private final TenantPolicy tenants;
     private final LocalPartitions local;
     private final ScatterGather gather;
     private final PartitionPlans plans;
     private final Supplier<OptionalInt> partitionCount;
     private final BiFunction<HostInfo, Forwarder.Request, Optional<Forwarder.Answer>> forwarder;
-    private final Counters counters;
+    private final ReadCounters counters;
 
     /**
      * @param gather         reads partitions here or at their owners, one request per instance, failing over as single
@@ -103,11 +92,11 @@ public final class DevicesApi {
      * @param plans          the plans of the latest-readings store's partitions
      * @param partitionCount the input topic's partition count, empty before Kafka Streams knows it
      */
-    public DevicesApi(DeviceDirectory directory, KeyLayout layout, SeriesReader reader, Tenants tenants, LocalPartitions local,
+    public DevicesApi(DeviceDirectory directory, KeyLayout layout, SeriesReader reader, TenantPolicy tenants, LocalPartitions local,
                       ScatterGather gather, PartitionPlans plans,
                       Supplier<OptionalInt> partitionCount,
                       BiFunction<HostInfo, Forwarder.Request, Optional<Forwarder.Answer>> forwarder,
-                      Counters counters) {
+                      ReadCounters counters) {
         this.directory = directory;
         this.layout = layout;
         this.reader = reader;
@@ -237,7 +226,7 @@ public final class DevicesApi {
         for (String key : ctx.formParams("device")) {
             SeriesId one = seriesOfKey(key, metric);
             if (one.tenant() != null && tenantsAsked.add(one.tenant())) {
-                tenants.allowed(ctx, one.tenant());     // a token bound to a tenant reads that tenant only (403)
+                tenants.readable(ctx, one.tenant());     // a token bound to a tenant reads that tenant only (403)
             }
             int p = DevicePartitioner.partitionOf(key.getBytes(StandardCharsets.UTF_8), count);
             byPartition.computeIfAbsent(p, x -> new ArrayList<>()).add(one);
@@ -317,7 +306,7 @@ public final class DevicesApi {
 
     private DeviceFilter filter(Context ctx, Set<String> others) {
         DeviceFilter filter = parseFilter(ctx.queryParamMap(), others);
-        return filter.withTenant(tenants.allowed(ctx, ctx.queryParam(DeviceFilter.TENANT)));
+        return filter.withTenant(tenants.readable(ctx, ctx.queryParam(DeviceFilter.TENANT)));
     }
 
     static int limit(String text) {

@@ -1,5 +1,6 @@
 package dev.tspipe.query.prometheus;
 
+import dev.tspipe.query.promql.PartitionSeries;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tspipe.query.routing.ScatterGather;

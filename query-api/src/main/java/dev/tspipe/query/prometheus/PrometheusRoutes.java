@@ -18,7 +18,7 @@ public final class PrometheusRoutes {
 
     static final String NAMESPACE = "/prometheus/";
     static final ErrorDialect ENVELOPE = (ctx, status, code, message, line) ->
-            ctx.status(status).contentType(HttpJson.TYPE).result(PrometheusApi.error(status, code, message));
+            ctx.status(status).contentType(HttpJson.TYPE).result(PromErrors.error(status, code, message));
     private static final RouteGroup.Methods METHODS = new RouteGroup.Methods(List.of("GET", "HEAD", "POST"),
             "Prometheus' API answers GET, and POST with a form body");
 
@@ -30,7 +30,7 @@ public final class PrometheusRoutes {
         List<Route> public_ = new ArrayList<>();
         List<Route> internal = new ArrayList<>();
         api.routes().forEach((path, handler) -> {
-            List<Route> group = PrometheusApi.PATHS.contains(path) ? public_ : internal;
+            List<Route> group = path.equals(PrometheusApi.PARTITION_PATH) ? internal : public_;
             group.add(Route.get(path, Scope.READ, handler));
             group.add(Route.post(path, Scope.READ, handler));
         });

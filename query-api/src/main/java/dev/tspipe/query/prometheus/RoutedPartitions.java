@@ -1,5 +1,6 @@
 package dev.tspipe.query.prometheus;
 
+import dev.tspipe.query.promql.PartitionSeries;
 import dev.tspipe.query.routing.Forwarder;
 import dev.tspipe.query.routing.PartitionPlans;
 import dev.tspipe.query.routing.ReadCounters;

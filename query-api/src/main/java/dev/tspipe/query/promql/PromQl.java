@@ -1,6 +1,7 @@
 package dev.tspipe.query.promql;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -28,24 +29,28 @@ import java.util.regex.PatternSyntaxException;
  * functions, operators between vectors) is refused with the position and what the subset takes. Operators
  * between numbers are computed as the query is parsed ({@code 1+1}, which Grafana's "Save &amp; test" sends).
  */
-public final class PromQl {
+public final class PromQl extends PromQlScanner {
 
-    static final Set<String> AGGREGATIONS = Set.of("sum", "avg", "min", "max", "count");
-    static final Set<String> RANGE_FUNCTIONS = Set.of("avg_over_time", "min_over_time", "max_over_time", "sum_over_time",
-            "count_over_time", "last_over_time", "rate", "increase");
-    private static final Pattern DURATION_PART = Pattern.compile("(\\d+)(ms|s|m|h|d|w|y)");
+    /** The aggregation operators of the subset, by name, in the order of {@link AggregationOperator}. */
+    static final Set<String> AGGREGATIONS = names(Arrays.stream(AggregationOperator.values())
+            .map(AggregationOperator::promQlName));
+    /** The functions of a range of the subset, by name, in the order of {@link RangeFunction}. */
+    static final Set<String> RANGE_FUNCTIONS = names(Arrays.stream(RangeFunction.values())
+            .filter(function -> function != RangeFunction.SELECTOR).map(RangeFunction::promQlName));
 
     /** The deepest nesting taken: far beyond any real query, far below what overflows a thread's stack. */
     static final int MAX_DEPTH = 200;
-    /** The longest range or duration taken: 10,000 years. */
-    static final long MAX_DURATION_MILLIS = 10_000L * 31_536_000_000L;
 
-    private final String query;
-    private int pos;
     private int depth;
 
+    private static Set<String> names(java.util.stream.Stream<String> names) {
+        java.util.LinkedHashSet<String> set = names.collect(java.util.stream.Collectors.toCollection(
+                java.util.LinkedHashSet::new));
+        return java.util.Collections.unmodifiableSet(set);
+    }
+
     private PromQl(String query) {
-        this.query = query;
+        super(query);
     }
 
     /** The tree of {@code query}; a {@link PromQlException} with the position when it is outside the subset. */
@@ -302,82 +307,12 @@ public final class PromQl {
         return new Expr.Matcher(label, op, value);
     }
 
-    private String string() throws PromQlException {
-        if (atEnd()) {
-            throw error("expected a quoted string");
-        }
-        char quote = peek();
-        if (quote != '"' && quote != '\'' && quote != '`') {
-            throw error("expected a quoted string");
-        }
-        int start = pos;
-        pos++;
-        StringBuilder value = new StringBuilder();
-        while (!atEnd() && peek() != quote) {
-            char c = query.charAt(pos++);
-            if (c == '\\' && quote != '`') {
-                if (atEnd()) {
-                    break;
-                }
-                char escaped = query.charAt(pos++);
-                switch (escaped) {
-                    case 'n' -> value.append('\n');
-                    case 't' -> value.append('\t');
-                    case '\\', '"', '\'' -> value.append(escaped);
-                    default -> throw new PromQlException(pos - 2, "unknown escape \\" + escaped + " in a string");
-                }
-            } else {
-                value.append(c);
-            }
-        }
-        if (atEnd()) {
-            throw new PromQlException(start, "the string has no closing " + quote);
-        }
-        pos++;
-        return value.toString();
-    }
-
     /** A duration such as {@code 5m}, {@code 1h30m}, {@code 250ms} in milliseconds; a {@link PromQlException} otherwise. */
     public static long duration(String text) throws PromQlException {
         PromQl parser = new PromQl(text);
         long millis = parser.duration();
         if (!parser.atEnd()) {
             throw parser.error("'" + text + "' is not a duration such as 5m, 1h30m or 30s");
-        }
-        return millis;
-    }
-
-    private long duration() throws PromQlException {
-        int start = pos;
-        while (!atEnd() && (Character.isLetterOrDigit(peek()))) {
-            pos++;
-        }
-        String text = query.substring(start, pos);
-        var matcher = DURATION_PART.matcher(text);
-        long millis = 0;
-        int end = 0;
-        while (matcher.find() && matcher.start() == end) {
-            long unit = switch (matcher.group(2)) {
-                case "ms" -> 1L;
-                case "s" -> 1_000L;
-                case "m" -> 60_000L;
-                case "h" -> 3_600_000L;
-                case "d" -> 86_400_000L;
-                case "w" -> 604_800_000L;
-                default -> 31_536_000_000L;
-            };
-            try {
-                millis = Math.addExact(millis, Math.multiplyExact(Long.parseLong(matcher.group(1)), unit));
-            } catch (ArithmeticException | NumberFormatException e) {
-                throw new PromQlException(start, "the duration " + text + " is too long");
-            }
-            end = matcher.end();
-        }
-        if (millis > MAX_DURATION_MILLIS) {
-            throw new PromQlException(start, "the duration " + text + " is longer than 10,000 years");
-        }
-        if (text.isEmpty() || end != text.length() || millis == 0) {
-            throw new PromQlException(start, "'" + text + "' is not a duration such as 5m, 1h30m or 30s");
         }
         return millis;
     }
@@ -395,59 +330,5 @@ public final class PromQl {
         }
     }
 
-    private String identifier(boolean metric) throws PromQlException {
-        int start = pos;
-        while (!atEnd() && (Character.isLetterOrDigit(peek()) && peek() < 128 || peek() == '_' || metric && peek() == ':')) {
-            if (pos == start && Character.isDigit(peek())) {
-                break;
-            }
-            pos++;
-        }
-        if (pos == start) {
-            throw error(atEnd() ? "unexpected end of the query" : "unexpected '" + peek() + "'");
-        }
-        return query.substring(start, pos);
-    }
 
-    private void expect(char c) throws PromQlException {
-        if (!peekIs(c)) {
-            throw error(atEnd() ? "expected '" + c + "' at the end" : "expected '" + c + "', got '" + peek() + "'");
-        }
-        pos++;
-    }
-
-    private boolean peekWord(String word) {
-        if (!query.startsWith(word, pos)) {
-            return false;
-        }
-        int after = pos + word.length();
-        return after >= query.length() || !(Character.isLetterOrDigit(query.charAt(after)) || query.charAt(after) == '_');
-    }
-
-    private boolean peekIs(char c) {
-        return !atEnd() && peek() == c;
-    }
-
-    private char peek() {
-        return query.charAt(pos);
-    }
-
-    private boolean atEnd() {
-        return pos >= query.length();
-    }
-
-    private void skipSpace() {
-        while (!atEnd() && Character.isWhitespace(peek())) {
-            pos++;
-        }
-    }
-
-    private String rest() {
-        String rest = query.substring(pos);
-        return rest.length() > 20 ? rest.substring(0, 20) + "..." : rest;
-    }
-
-    private PromQlException error(String reason) {
-        return new PromQlException(pos, reason);
-    }
 }

@@ -57,7 +57,7 @@ final class RouteGroups {
         PartitionPlans latest = new PartitionPlans(StoreNames.LATEST, routing::planPartition, routing::acceptableLocalLag,
                 failoverWait);
         PrometheusApi prometheus = new PrometheusApi(layout, new RoutedPartitions(routing, latest, stores, forwarder::get,
-                counters), reader, tenants::readable, Clock.systemUTC(), directory::labels, gather);
+                counters), reader, tenants, Clock.systemUTC(), directory::labels, gather);
         DevicesApi devices = devices(directory, layout, reader, tenants, stores, routing, forwarder, counters, gather, latest);
 
         List<RouteGroup> groups = new ArrayList<>();
@@ -79,18 +79,7 @@ final class RouteGroups {
     private static DevicesApi devices(DeviceDirectory directory, KeyLayout layout, SeriesReader reader, TenantPolicy tenants,
                                       LocalStores stores, SeriesRouting routing, Forwarder forwarder, ReadCounters counters,
                                       ScatterGather gather, PartitionPlans latest) {
-        DevicesApi.Tenants deviceTenants = new DevicesApi.Tenants() {
-            @Override
-            public String allowed(io.javalin.http.Context ctx, String named) {
-                return tenants.readable(ctx, named);
-            }
-
-            @Override
-            public String required(io.javalin.http.Context ctx) {
-                return tenants.required(ctx);
-            }
-        };
-        return new DevicesApi(directory, layout, reader, deviceTenants, stores::read, gather, latest,
-                routing::partitionCount, forwarder::get, new DevicesApi.Counters(counters.forwarded(), counters.stale()));
+        return new DevicesApi(directory, layout, reader, tenants, stores::read, gather, latest,
+                routing::partitionCount, forwarder::get, counters);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tspipe.query.stats;
 
+import dev.tspipe.model.keys.DistributionKey;
 import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.SegmentStatistics;
 import dev.tspipe.processor.store.SeriesStore;
@@ -56,7 +57,7 @@ public final class LocalPartitionStatistics {
     }
 
     /** The per-key volume guideline: about 10 GB per partition-key value over its lifecycle (Tablestore). */
-    public static final long VOLUME_GUIDELINE_BYTES = 10_000_000_000L;
+    public static final long VOLUME_GUIDELINE_BYTES = DistributionKey.VOLUME_GUIDELINE_BYTES;
     static final int TOP_DEVICES = 10;
     /** The most devices over the guideline an answer lists per partition. */
     static final int MAX_LISTED_OVER = 100;

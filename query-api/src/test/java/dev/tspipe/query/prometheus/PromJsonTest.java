@@ -1,5 +1,7 @@
 package dev.tspipe.query.prometheus;
 
+import dev.tspipe.query.promql.PromQuery;
+import dev.tspipe.query.promql.Instants;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;

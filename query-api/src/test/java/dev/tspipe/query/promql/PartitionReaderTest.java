@@ -1,8 +1,7 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.SeriesId;
-import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.promql.Expr.MatchOp;
 import dev.tspipe.query.promql.Expr.Matcher;
 import org.junit.jupiter.api.Test;
@@ -19,15 +18,15 @@ class PartitionReaderTest {
     @Test
     void anUnanchoredSelectorReadsOnlyTheAskingTenantsRows() {
         MemoryLatestStore latest = twoTenants(KeyLayout.MULTI_TENANT);
-        PartitionReader reader = new PartitionReader(KeyLayout.MULTI_TENANT, new SeriesReader(KeyLayout.MULTI_TENANT));
+        PartitionReader reader = new PartitionReader(KeyLayout.MULTI_TENANT);
 
-        PartitionSeries bound = reader.series(latest.stores(), new SeriesSelection(List.of(ANY_NAME), "globex"), 0, budget());
+        PartitionSeries bound = reader.series(latest.source(KeyLayout.MULTI_TENANT), new SeriesSelection(List.of(ANY_NAME), "globex"), 0, budget());
 
         assertThat(bound.series()).hasSize(100).allMatch(one -> one.series().tenant().equals("globex"));
         assertThat(latest.rowsRead()).isEqualTo(100);
 
         latest.resetRowsRead();
-        PartitionSeries named = reader.series(latest.stores(),
+        PartitionSeries named = reader.series(latest.source(KeyLayout.MULTI_TENANT),
                 new SeriesSelection(List.of(ANY_NAME, new Matcher("tenant", MatchOp.EQUAL, "globex")), null), 0, budget());
         assertThat(named.series()).hasSize(100);
         assertThat(latest.rowsRead()).isEqualTo(100);
@@ -37,9 +36,9 @@ class PartitionReaderTest {
     void saltedKeysStillAnswerTheTenantsSeriesOnly() {
         KeyLayout salted = new KeyLayout(true, true);
         MemoryLatestStore latest = twoTenants(salted);
-        PartitionReader reader = new PartitionReader(salted, new SeriesReader(salted));
+        PartitionReader reader = new PartitionReader(salted);
 
-        PartitionSeries answer = reader.series(latest.stores(), new SeriesSelection(List.of(ANY_NAME), "globex"), 0, budget());
+        PartitionSeries answer = reader.series(latest.source(salted), new SeriesSelection(List.of(ANY_NAME), "globex"), 0, budget());
 
         assertThat(answer.series()).hasSize(100).allMatch(one -> one.series().tenant().equals("globex"));
     }

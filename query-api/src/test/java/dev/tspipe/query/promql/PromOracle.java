@@ -1,4 +1,4 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import java.util.ArrayList;
 import java.util.List;

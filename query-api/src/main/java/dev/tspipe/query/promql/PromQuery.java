@@ -1,8 +1,5 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
-import dev.tspipe.query.promql.Expr;
-import dev.tspipe.query.promql.PromQl;
-import dev.tspipe.query.promql.PromQlException;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -112,7 +109,7 @@ public final class PromQuery {
             groups.computeIfAbsent(key, k -> new ArrayList<>()).add(one.values());
         }
         List<Labeled> answer = new ArrayList<>();
-        groups.forEach((key, members) -> answer.add(new Labeled(groupLabels.get(key), combine(aggregation.operator(), members))));
+        groups.forEach((key, members) -> answer.add(new Labeled(groupLabels.get(key), combine(AggregationOperator.of(aggregation.operator()), members))));
         return answer;
     }
 
@@ -134,7 +131,7 @@ public final class PromQuery {
         return group;
     }
 
-    private static double[] combine(String operator, List<double[]> members) {
+    private static double[] combine(AggregationOperator operator, List<double[]> members) {
         int instants = members.get(0).length;
         double[] combined = new double[instants];
         for (int i = 0; i < instants; i++) {
@@ -152,14 +149,7 @@ public final class PromQuery {
                 min = Math.min(min, value);
                 max = Math.max(max, value);
             }
-            combined[i] = count == 0 ? Double.NaN : switch (operator) {
-                case "sum" -> sum;
-                case "avg" -> sum / count;
-                case "min" -> min;
-                case "max" -> max;
-                case "count" -> count;
-                default -> throw new IllegalStateException("no aggregation " + operator);
-            };
+            combined[i] = count == 0 ? Double.NaN : operator.combine(count, sum, min, max);
         }
         return combined;
     }

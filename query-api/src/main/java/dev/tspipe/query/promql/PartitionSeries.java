@@ -1,4 +1,4 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;

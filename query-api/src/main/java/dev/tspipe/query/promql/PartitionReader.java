@@ -1,28 +1,21 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import dev.tspipe.model.keys.InvalidKeyException;
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.KeyRange;
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.keys.SeriesId;
-import dev.tspipe.model.rows.LatestReading;
-import dev.tspipe.processor.store.StoreNames;
-import dev.tspipe.query.error.ApiException;
-import dev.tspipe.query.series.SeriesReader;
 import dev.tspipe.query.downsample.Aggregate;
 import dev.tspipe.query.downsample.Resolution;
-import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import dev.tspipe.query.error.ApiException;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads a query's series from the stores of one partition: the series come from the latest-reading store (one
- * key per series), their values from the raw or rollup store that {@link Leaf#resolution} names.
+ * Reads a query's series from one partition through its {@link SeriesSource}: which keys to scan, which series of
+ * them the selector picks, and their values at each instant from the resolution that {@link Leaf#resolution} names.
  */
 public final class PartitionReader {
 
@@ -32,41 +25,38 @@ public final class PartitionReader {
     public static final long MAX_POINTS = 5_000_000;
 
     private final KeyLayout layout;
-    private final SeriesReader reader;
 
-    public PartitionReader(KeyLayout layout, SeriesReader reader) {
+    public PartitionReader(KeyLayout layout) {
         this.layout = layout;
-        this.reader = reader;
     }
 
     /**
      * The partition's series that {@code selection} picks and whose newest reading is at or after {@code since}, within
      * {@code budget} (a 422 when its regular-expression steps are spent, a 503 timeout past its deadline).
      */
-    public PartitionSeries series(SeriesReader.Stores stores, SeriesSelection selection, long since, QueryBudget budget) {
-        return new PartitionSeries(select(stores, selection, since, budget));
+    public PartitionSeries series(SeriesSource source, SeriesSelection selection, long since, QueryBudget budget) {
+        return new PartitionSeries(select(source, selection, since, budget));
     }
 
     /** The partition's series that the leaf's selector picks, with the leaf's value at each instant, within {@code budget}. */
-    public PartitionSeries values(SeriesReader.Stores stores, Leaf leaf, Instants instants, QueryBudget budget) {
+    public PartitionSeries values(SeriesSource source, Leaf leaf, Instants instants, QueryBudget budget) {
         // A series whose newest reading is before the first window has no point in any.
-        List<PartitionSeries.Values> selected = select(stores, leaf.selection(), leaf.readFrom(instants), budget);
+        List<PartitionSeries.Values> selected = select(source, leaf.selection(), leaf.readFrom(instants), budget);
         requireBounded(selected.size(), instants);
-        Resolution source = leaf.resolution(instants);
+        Resolution resolution = leaf.resolution(instants);
         List<PartitionSeries.Values> answer = new ArrayList<>(selected.size());
         for (PartitionSeries.Values one : selected) {
             budget.checkDeadline();
-            List<Aggregate> aggregates = reader.aggregates(stores, one.series(), leaf.readFrom(instants), instants.end(),
-                    source, "step");
+            List<Aggregate> aggregates = source.aggregates(one.series(), leaf.readFrom(instants), instants.end(), resolution);
             Aggregate before = leaf.function().needsReadings()
-                    ? reader.readingBefore(stores, one.series(), leaf.readFrom(instants)) : null;
+                    ? source.readingBefore(one.series(), leaf.readFrom(instants)) : null;
             answer.add(new PartitionSeries.Values(one.series(), one.latest(), leaf.evaluate(instants, aggregates, before)));
         }
         return new PartitionSeries(answer);
     }
 
     /** 422 when a query would compute more than it may. */
-    static void requireBounded(long series, Instants instants) {
+    public static void requireBounded(long series, Instants instants) {
         if (series > MAX_SERIES) {
             throw ApiException.unprocessable("the selector picks more than " + MAX_SERIES + " series; narrow it (a device, "
                     + "a metric name)");
@@ -78,9 +68,8 @@ public final class PartitionReader {
         }
     }
 
-    private List<PartitionSeries.Values> select(SeriesReader.Stores stores, SeriesSelection selection, long since,
+    private List<PartitionSeries.Values> select(SeriesSource source, SeriesSelection selection, long since,
                                                QueryBudget budget) {
-        ReadOnlyKeyValueStore<Bytes, byte[]> latest = stores.store(StoreNames.LATEST);
         Optional<KeyRange> range;
         try {
             range = scanRange(selection);
@@ -88,26 +77,16 @@ public final class PartitionReader {
             return List.of();   // the device or tenant named is one no key can hold (too long, say): no series has it
         }
         List<PartitionSeries.Values> selected = new ArrayList<>();
-        try (KeyValueIterator<Bytes, byte[]> rows = range.isPresent()
-                ? latest.range(Bytes.wrap(range.get().from()), Bytes.wrap(range.get().toExclusive())) : latest.all()) {
-            while (rows.hasNext()) {
-                budget.checkDeadline();
-                KeyValue<Bytes, byte[]> row = rows.next();
-                // Latest keys are series prefixes; with a timestamp appended they decode as row keys.
-                SeriesId series = RowKey.fromBytes(RowKey.withTimestamp(row.key.get(), 0), layout).series();
-                if (!selection.matches(series, budget)) {
-                    continue;
-                }
-                long newest = LatestReading.fromBytes(row.value).epochMillis();
-                if (newest < since) {
-                    continue;
-                }
-                if (selected.size() == MAX_SERIES) {
-                    requireBounded(MAX_SERIES + 1, Instants.single(0));
-                }
-                selected.add(new PartitionSeries.Values(series, newest, null));
+        source.forEachSeries(range, (series, newest) -> {
+            budget.checkDeadline();
+            if (!selection.matches(series, budget) || newest < since) {
+                return;
             }
-        }
+            if (selected.size() == MAX_SERIES) {
+                requireBounded(MAX_SERIES + 1, Instants.single(0));
+            }
+            selected.add(new PartitionSeries.Values(series, newest, null));
+        });
         return selected;
     }
 

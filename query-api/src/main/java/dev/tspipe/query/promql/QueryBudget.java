@@ -1,4 +1,4 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import dev.tspipe.query.error.ApiException;
 

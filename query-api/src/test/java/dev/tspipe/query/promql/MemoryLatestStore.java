@@ -1,4 +1,4 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.RowKey;
@@ -7,6 +7,7 @@ import dev.tspipe.model.rows.LatestReading;
 import dev.tspipe.model.rows.RawRow;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.query.series.SeriesReader;
+import dev.tspipe.query.series.StoreSeriesSource;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -55,6 +56,11 @@ public final class MemoryLatestStore implements ReadOnlyKeyValueStore<Bytes, byt
     }
 
     /** The partition's stores: this one as the latest store; no other store is expected to be read. */
+    /** The engine's source over this store, as the query server gives it one ({@link StoreSeriesSource}). */
+    public SeriesSource source(KeyLayout layout) {
+        return new StoreSeriesSource(layout, new SeriesReader(layout), stores());
+    }
+
     public SeriesReader.Stores stores() {
         return name -> {
             if (!name.equals(StoreNames.LATEST)) {

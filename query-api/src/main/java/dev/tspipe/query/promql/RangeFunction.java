@@ -1,4 +1,4 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import java.util.Locale;
 
@@ -14,6 +14,11 @@ public enum RangeFunction {
     /** The function of a PromQL name ({@code avg_over_time}, {@code rate}, ...). */
     public static RangeFunction of(String name) {
         return valueOf(name.toUpperCase(Locale.ROOT));
+    }
+
+    /** Its PromQL name ({@code avg_over_time}); a plain selector has none. */
+    public String promQlName() {
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** Whether it needs every reading: {@code rate} and {@code increase} see counter resets, which rollups hide. */

@@ -1,4 +1,6 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
+
+import dev.tspipe.query.downsample.Downsampler;
 
 /**
  * The instants a query is evaluated at: {@code start}, {@code start + step}, ... up to {@code end} inclusive, as
@@ -7,7 +9,7 @@ package dev.tspipe.query.prometheus;
 public record Instants(long start, long end, long step) {
 
     /** The most instants one series has in an answer, as Prometheus allows ("exceeded maximum resolution"). */
-    public static final int MAX_POINTS = 11_000;
+    public static final int MAX_POINTS = Downsampler.MAX_POINTS;
 
     public Instants {
         if (step <= 0) {

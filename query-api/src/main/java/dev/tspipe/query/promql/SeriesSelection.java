@@ -1,9 +1,8 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import dev.tspipe.ingest.SeriesName;
 import dev.tspipe.model.keys.SeriesId;
 import dev.tspipe.query.error.ApiException;
-import dev.tspipe.query.promql.Expr;
 
 import java.util.List;
 import java.util.Map;

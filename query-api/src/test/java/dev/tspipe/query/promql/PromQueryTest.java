@@ -1,7 +1,6 @@
-package dev.tspipe.query.prometheus;
+package dev.tspipe.query.promql;
 
 import dev.tspipe.model.keys.SeriesId;
-import dev.tspipe.query.promql.PromQlException;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
