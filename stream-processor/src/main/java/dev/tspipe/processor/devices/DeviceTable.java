@@ -1,6 +1,5 @@
 package dev.tspipe.processor.devices;
 
-import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.schemas.Device;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -8,6 +7,8 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
+
+import java.util.Map;
 
 /**
  * The replicated reference table of device metadata (docs/design.md §1, rule 10; AnalyticDB's replicated tables):
@@ -35,11 +36,17 @@ public final class DeviceTable {
     private DeviceTable() {
     }
 
-    /** Adds the global store and the processor that keeps it to {@code builder}. */
-    public static void addTo(StreamsBuilder builder, PipelineConfig config) {
-        builder.addGlobalStore(storeBuilder(), config.devicesTopic(),
+    /**
+     * Adds the global store and the processor that keeps it to {@code builder}.
+     *
+     * @param topic         the devices topic
+     * @param serdeSettings the Avro deserializer's settings, the registry's URL among them
+     */
+    public static void addTo(StreamsBuilder builder, String topic, Map<String, Object> serdeSettings) {
+        Map<String, Object> settings = Map.copyOf(serdeSettings);
+        builder.addGlobalStore(storeBuilder(), topic,
                 Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE),
-                () -> new DeviceTableUpdater(config));
+                () -> new DeviceTableUpdater(topic, settings));
     }
 
     static StoreBuilder<KeyValueStore<String, Device>> storeBuilder() {

@@ -1,10 +1,8 @@
 package dev.tspipe.processor.devices;
 
 import dev.tspipe.model.devices.DeviceKeys;
-import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.schemas.Device;
 import dev.tspipe.schemas.serde.AvroDeserializer;
-import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.streams.errors.StreamsException;
@@ -41,25 +39,25 @@ final class DeviceTableUpdater implements Processor<byte[], byte[], Void, Void> 
     private static final long LONGEST_RETRY_PAUSE_MS = 1_000;
     private static final long WAIT_LOG_EVERY_MS = 10_000;
 
-    private final PipelineConfig config;
+    private final String topic;
+    private final Map<String, Object> serdeSettings;
     private ProcessorContext<Void, Void> context;
     private KeyValueStore<String, Device> store;
     private AvroDeserializer<Device> deserializer;
     private long rows;
     private boolean overLimit;
 
-    DeviceTableUpdater(PipelineConfig config) {
-        this.config = config;
+    DeviceTableUpdater(String topic, Map<String, Object> serdeSettings) {
+        this.topic = topic;
+        this.serdeSettings = serdeSettings;
     }
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
         this.context = context;
         this.store = context.getStateStore(DeviceTable.STORE);
-        Map<String, Object> settings = AvroSerdeConfig.settingsIn(config.originals());
-        settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl());
         this.deserializer = new AvroDeserializer<>(Device.class);
-        deserializer.configure(settings, false);
+        deserializer.configure(serdeSettings, false);
         // The store is empty at start (in memory); counted anyway, so that the count holds for any store.
         try (KeyValueIterator<String, Device> all = store.all()) {
             while (all.hasNext()) {
@@ -118,7 +116,7 @@ final class DeviceTableUpdater implements Processor<byte[], byte[], Void, Void> 
         long loggedAt = waitingSince;
         while (true) {
             try {
-                return deserializer.deserialize(config.devicesTopic(), value);
+                return deserializer.deserialize(topic, value);
             } catch (RegistryUnavailableSerializationException e) {
                 long now = System.nanoTime();
                 if ((now - loggedAt) / 1_000_000 >= WAIT_LOG_EVERY_MS) {

@@ -1,5 +1,6 @@
 package dev.tspipe.processor.store;
 
+import org.apache.kafka.common.header.Headers;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -27,9 +28,18 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * breaks here or nowhere (covered by {@code StreamsInternalsTest} and the topology tests). Pinned to
  * Kafka Streams 4.4.0; what each relies on is written in docs/storage.md ("Kafka Streams internals").
  */
-final class StreamsInternals {
+public final class StreamsInternals {
 
     private StreamsInternals() {
+    }
+
+    /**
+     * A mutable copy of {@code headers}, or empty headers for null: kafka-clients' {@code RecordHeaders}, the one
+     * implementation of {@link Headers} it has, is in an {@code internals} package. The dead-letter path
+     * ({@code DeadLetters}, {@code DeadLetterHandlers}) annotates a rejected record's headers on such a copy.
+     */
+    public static Headers mutableCopy(Headers headers) {
+        return headers == null ? new RecordHeaders() : new RecordHeaders(headers.toArray());
     }
 
     /**
@@ -39,7 +49,7 @@ final class StreamsInternals {
      * entries to the changelog), and {@code StreamTask.flush()} then flushes the record collector before
      * the transaction commits. It is also called on clean closes, before the last commit.
      */
-    abstract static class FlushHook implements CachedStateStore<Bytes, byte[]> {
+    public abstract static class FlushHook implements CachedStateStore<Bytes, byte[]> {
 
         @Override
         public abstract void flushCache();

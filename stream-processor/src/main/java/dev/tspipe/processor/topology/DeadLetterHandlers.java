@@ -1,10 +1,10 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.processor.store.StreamsInternals;
 import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
@@ -39,7 +39,7 @@ public final class DeadLetterHandlers {
 
     private static ProducerRecord<byte[], byte[]> deadLetter(String dlqTopic, ErrorHandlerContext context, byte[] key,
                                                              byte[] value, RejectReason reason, String stage, Exception exception) {
-        Headers original = context.headers() == null ? new RecordHeaders() : context.headers();
+        Headers original = context.headers() == null ? StreamsInternals.mutableCopy(null) : context.headers();
         DeadLetters.Source here = new DeadLetters.Source(context.topic(), context.partition(), context.offset());
         Headers headers = DeadLetters.annotate(original, reason, String.valueOf(exception), stage,
                 DeadLetters.sourceOf(original, here));

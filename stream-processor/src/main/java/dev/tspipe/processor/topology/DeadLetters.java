@@ -1,7 +1,7 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.processor.store.StreamsInternals;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 import java.nio.charset.StandardCharsets;
@@ -44,7 +44,7 @@ public final class DeadLetters {
      * context) writes no source headers.
      */
     public static Headers annotate(Headers headers, RejectReason reason, String message, String stage, Source source) {
-        RecordHeaders annotated = new RecordHeaders(headers.toArray());
+        Headers annotated = StreamsInternals.mutableCopy(headers);
         annotated.remove(REASON).remove(MESSAGE).remove(STAGE);
         annotated.add(REASON, utf8(reason.code()));
         annotated.add(MESSAGE, utf8(String.valueOf(message)));

@@ -6,6 +6,7 @@ import dev.tspipe.processor.store.RollupStep;
 import dev.tspipe.processor.store.SeriesStoreSpec;
 import dev.tspipe.processor.store.Table;
 import dev.tspipe.processor.store.TableStore;
+import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -85,7 +86,7 @@ public final class TspipeTopology {
         toDeadLetters(decoded, INGEST_REJECTED, "dlq-ingest", config);
         toDeadLetters(redecoded, REJECTED_BY_DEVICE, "dlq-decode-by-device", config);
         toDeadLetters(redecoded, INGEST_REJECTED_BY_DEVICE, "dlq-ingest-by-device", config);
-        DeviceTable.addTo(builder, config);
+        DeviceTable.addTo(builder, config.devicesTopic(), devicesSerdeSettings(config));
         return builder.build();
     }
 
@@ -112,4 +113,12 @@ public final class TspipeTopology {
         }
         return SeriesStoreSpec.of(Duration.ofMillis(config.rawRetentionMs()), Duration.ofMillis(config.rawSegmentMs()), rollups);
     }
+
+    /** The devices' Avro deserializer's settings: those of the configuration, with the registry's URL. */
+    private static Map<String, Object> devicesSerdeSettings(PipelineConfig config) {
+        Map<String, Object> settings = AvroSerdeConfig.settingsIn(config.originals());
+        settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl());
+        return settings;
+    }
+
 }
