@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
- * What one partition's keys went through, per device and per wall-clock minute: rows and bytes written and
+ * What one Kafka partition's keys went through, per device and per wall-clock minute: rows and bytes written and
  * read (the counters behind the key-space heatmap, docs/query-api.md "Key-space heatmap", Bigtable's Key
  * Visualizer). A device is the start of its row keys up to and including its own segment (salt and tenant
  * included), so sorting devices by those bytes is sorting them in row-key order, and a range of devices is a

@@ -48,7 +48,7 @@ final class RestoreBatch {
     // One row per index, in the order they came: a put of lengths[i] bytes of sources[i] from offsets[i], or a delete
     // when sources[i] is null. heads[i] is the key's first 8 bytes as an unsigned number (zero-padded): most
     // comparisons of the sort end there, without touching the key arrays.
-    private Partition[] partitions = new Partition[INITIAL_CAPACITY];
+    private Segment[] segments = new Segment[INITIAL_CAPACITY];
     private byte[][] keys = new byte[INITIAL_CAPACITY][];
     private byte[][] sources = new byte[INITIAL_CAPACITY][];
     private int[] offsets = new int[INITIAL_CAPACITY];
@@ -61,25 +61,25 @@ final class RestoreBatch {
     private long superseded;
 
     /** Puts {@code length} bytes of {@code source} from {@code offset} (not copied: the array must not change) under {@code key}. */
-    void put(Partition partition, byte[] key, byte[] source, int offset, int length) {
-        add(partition, key, source, offset, length);
+    void put(Segment segment, byte[] key, byte[] source, int offset, int length) {
+        add(segment, key, source, offset, length);
     }
 
-    void delete(Partition partition, byte[] key) {
-        add(partition, key, null, 0, 0);
+    void delete(Segment segment, byte[] key) {
+        add(segment, key, null, 0, 0);
     }
 
-    private void add(Partition partition, byte[] key, byte[] source, int offset, int length) {
-        if (size == partitions.length) {
+    private void add(Segment segment, byte[] key, byte[] source, int offset, int length) {
+        if (size == segments.length) {
             int capacity = size * 2;
-            partitions = Arrays.copyOf(partitions, capacity);
+            segments = Arrays.copyOf(segments, capacity);
             keys = Arrays.copyOf(keys, capacity);
             sources = Arrays.copyOf(sources, capacity);
             offsets = Arrays.copyOf(offsets, capacity);
             lengths = Arrays.copyOf(lengths, capacity);
             heads = Arrays.copyOf(heads, capacity);
         }
-        partitions[size] = partition;
+        segments[size] = segment;
         keys[size] = key;
         sources[size] = source;
         offsets[size] = offset;
@@ -99,7 +99,7 @@ final class RestoreBatch {
 
     /** Empty, and its arrays as small as when new: nothing for the stream thread to do. */
     boolean isIdle() {
-        return size == 0 && partitions.length == INITIAL_CAPACITY;
+        return size == 0 && segments.length == INITIAL_CAPACITY;
     }
 
     boolean isFull() {
@@ -123,8 +123,8 @@ final class RestoreBatch {
      */
     List<byte[]> serialize(int maxBatchBytes) {
         if (order.length < size) {
-            order = new int[partitions.length];
-            scratch = new int[partitions.length];
+            order = new int[segments.length];
+            scratch = new int[segments.length];
         }
         for (int i = 0; i < size; i++) {
             order[i] = i;
@@ -173,9 +173,9 @@ final class RestoreBatch {
                     continue;
                 }
                 if (sources[row] == null) {
-                    out.delete(partitions[row].columnFamilyId, keys[row]);
+                    out.delete(segments[row].columnFamilyId, keys[row]);
                 } else {
-                    out.put(partitions[row].columnFamilyId, keys[row], sources[row], offsets[row], lengths[row]);
+                    out.put(segments[row].columnFamilyId, keys[row], sources[row], offsets[row], lengths[row]);
                 }
             }
             if (out.count() != batchCounts.get(b)) {
@@ -194,13 +194,13 @@ final class RestoreBatch {
 
     /** The bytes of row {@code i} in a serialized batch: its type, column family, key and value. */
     private long encodedLength(int i) {
-        return BatchBuilder.encodedLength(partitions[i].columnFamilyId, keys[i].length, sources[i] == null ? -1 : lengths[i]);
+        return BatchBuilder.encodedLength(segments[i].columnFamilyId, keys[i].length, sources[i] == null ? -1 : lengths[i]);
     }
 
     /** Row a before row b: by column family, key (unsigned bytes), then arrival, so that equal keys keep their order. */
     private int compare(int a, int b) {
-        if (partitions[a] != partitions[b]) {
-            return Integer.compare(partitions[a].columnFamilyId, partitions[b].columnFamilyId);
+        if (segments[a] != segments[b]) {
+            return Integer.compare(segments[a].columnFamilyId, segments[b].columnFamilyId);
         }
         int byHead = Long.compareUnsigned(heads[a], heads[b]);
         if (byHead != 0) {
@@ -211,7 +211,7 @@ final class RestoreBatch {
     }
 
     private boolean sameKey(int a, int b) {
-        return partitions[a] == partitions[b] && heads[a] == heads[b] && Arrays.equals(keys[a], keys[b]);
+        return segments[a] == segments[b] && heads[a] == heads[b] && Arrays.equals(keys[a], keys[b]);
     }
 
     /** Merge sort of {@code order[from, to)} by {@link #compare} (a primitive index array: no boxing, no comparator objects). */
@@ -250,7 +250,7 @@ final class RestoreBatch {
     void truncate(int keep) {
         for (int i = keep; i < size; i++) {
             bytes -= keys[i].length + lengths[i] + ROW_OVERHEAD_BYTES;
-            partitions[i] = null;
+            segments[i] = null;
             keys[i] = null;
             sources[i] = null;
         }
@@ -265,8 +265,8 @@ final class RestoreBatch {
     /** Clears and gives back the arrays grown for a large restore (the stream thread writes: the restore is over). */
     void release() {
         clear();
-        if (partitions.length > INITIAL_CAPACITY) {
-            partitions = new Partition[INITIAL_CAPACITY];
+        if (segments.length > INITIAL_CAPACITY) {
+            segments = new Segment[INITIAL_CAPACITY];
             keys = new byte[INITIAL_CAPACITY][];
             sources = new byte[INITIAL_CAPACITY][];
             offsets = new int[INITIAL_CAPACITY];

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * block cache, one write buffer manager charged to that cache, and one bloom filter policy.
  *
  * <p>Without it, every column family would get its own block cache and up to 3 x 16 MiB of memtables, and
- * a node with many tasks (each with dozens of time partitions) would grow without bound. With it, block
+ * a node with many tasks (each with dozens of segments) would grow without bound. With it, block
  * cache, index and filter blocks and memtables together stay under the budget (memtables are charged to
  * the cache, so they compete with cached blocks instead of adding to them).
  *
@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Memtables: the largest are flushed first</h2>
  * The write buffer manager alone flushes badly with many column families: once its total is reached, a
  * write flushes a memtable however small (the end-to-end benchmark once measured thousands of flushes of 3 to
- * 850 rows, a flush storm that kept the stream thread waiting). So every partition registers here, and
+ * 850 rows, a flush storm that kept the stream thread waiting). So every segment registers here, and
  * {@link #balanceMemtables()} (called after each flush of a series store, at most every
  * {@value #BALANCE_INTERVAL_MS} ms) flushes the largest active memtables once together they pass a quarter of
  * the budget, until they are under an eighth. The write buffer manager (half the budget) stays as the hard limit
@@ -196,7 +196,7 @@ public final class RocksDbMemory {
     }
 
     /**
-     * If the active memtables of all open partitions together hold more than a quarter of the budget, asks
+     * If the active memtables of all open segments together hold more than a quarter of the budget, asks
      * RocksDB to flush the largest (without waiting) until the rest hold at most an eighth. Cheap when there
      * is nothing to do; runs at most once per {@value #BALANCE_INTERVAL_MS} ms, whichever thread calls it.
      *
@@ -216,7 +216,7 @@ public final class RocksDbMemory {
     /**
      * The balancing pass itself: if the active memtables of {@code open} hold more than {@code triggerBytes},
      * flushes the largest until the others hold at most {@code targetBytes}. The caller holds
-     * {@code MEMTABLES_LOCK} or owns the partitions (tests).
+     * {@code MEMTABLES_LOCK} or owns the segments (tests).
      */
     static int flushLargest(Collection<? extends Memtable> open, long triggerBytes, long targetBytes) {
         List<Sized> sized = new ArrayList<>(open.size());
@@ -238,7 +238,7 @@ public final class RocksDbMemory {
             try {
                 entry.memtable().requestFlush();
             } catch (RuntimeException e) {
-                // Another task's partition: its own next write reports the problem to its task.
+                // Another task's Kafka partition: its own next write reports the problem to its task.
                 LOG.warn("Could not flush a memtable to stay within the RocksDB memory budget: {}", e.toString());
                 continue;
             }

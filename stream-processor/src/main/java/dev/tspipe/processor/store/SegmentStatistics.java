@@ -3,7 +3,7 @@ package dev.tspipe.processor.store;
 import org.rocksdb.CompressionType;
 
 /**
- * The statistics of one time segment, for operators (AnalyticDB's per-partition row counts and sizes).
+ * The statistics of one time segment, for operators (AnalyticDB's per-partition row counts and sizes, a partition there being a time slice).
  *
  * @param segmentId         {@code epochMillis / segmentInterval} of the rows it holds
  * @param startMillis       the first instant of the segment's span (inclusive)

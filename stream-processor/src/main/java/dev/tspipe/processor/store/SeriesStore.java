@@ -47,10 +47,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The state of one task: raw rows, 1m/1h/1d buckets and the latest reading of every series of the
- * task's partition, in one RocksDB database whose column families are the tables' time partitions
+ * task's Kafka partition, in one RocksDB database whose column families are the tables' segments
  * (docs/storage.md). It owns the write path (a reading becomes its raw row, its three buckets and the
  * series' latest value; duplicates are no-ops, corrections fix every bucket), stream time, expiry (a
- * partition is dropped whole once all of its span has expired), the changelog records and the restore.
+ * segment is dropped whole once all of its span has expired), the changelog records and the restore.
  *
  * <h2>Write-back</h2>
  * {@link #ingest} writes into a heap buffer per series ({@link SeriesBuffer}); {@link #flush}, which Kafka
@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Reads</h2>
  * {@link #get} and {@link #range} read what the last flush wrote (interactive queries therefore see
- * committed data, at most one commit interval old), from the partitions that overlap the key range's
+ * committed data, at most one commit interval old), from the segments that overlap the key range's
  * time span only. Any thread may read; the stream thread writes. Column families are created and
  * dropped under a write lock that readers share.
  */
@@ -103,11 +103,11 @@ public final class SeriesStore implements AutoCloseable {
     private final RocksDB db;
     private final List<ColumnFamilyHandle> metaHandles = new ArrayList<>();
     private final ColumnFamilyHandle meta;
-    private final Map<Table, TreeMap<Long, Partition>> partitions = new EnumMap<>(Table.class);
-    /** Per table, the partition the last write went to (writes come in runs of one partition; the writing thread's). */
-    private final Partition[] lastWritten = new Partition[Table.values().length];
+    private final Map<Table, TreeMap<Long, Segment>> segments = new EnumMap<>(Table.class);
+    /** Per table, the segment the last write went to (writes come in runs of one segment; the writing thread's). */
+    private final Segment[] lastWritten = new Segment[Table.values().length];
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-    private final Set<PartitionIterator> iterators = ConcurrentHashMap.newKeySet();
+    private final Set<SegmentIterator> iterators = ConcurrentHashMap.newKeySet();
     private final SeriesTable series = new SeriesTable();
     private final KeyspaceActivity keyspace = new KeyspaceActivity();
     private final List<SeriesBuffer> dirty = new ArrayList<>();
@@ -149,15 +149,15 @@ public final class SeriesStore implements AutoCloseable {
         }
         BlockBasedTableConfig tableConfig = RocksDbMemory.tableConfig();
         dbOptions = RocksDbMemory.dbOptions();
-        hotOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Partition.HOT_COMPRESSION, Partition.COLD_COMPRESSION);
-        coldOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Partition.COLD_COMPRESSION, Partition.COLD_COMPRESSION);
+        hotOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Segment.HOT_COMPRESSION, Segment.COLD_COMPRESSION);
+        coldOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Segment.COLD_COMPRESSION, Segment.COLD_COMPRESSION);
         metaOptions = RocksDbMemory.columnFamilyOptions(tableConfig, CompressionType.NO_COMPRESSION, CompressionType.NO_COMPRESSION);
         // RocksDB's write-ahead log (not synced: one sequential write per commit) makes every applied batch, with
         // the changelog offsets it covers, survive a crash of the process: a restart replays only what the store
         // had not applied (docs/storage.md, "Crashes").
         writeOptions = new WriteOptions().setDisableWAL(false).setSync(false);
         for (Table table : Table.values()) {
-            partitions.put(table, new TreeMap<>());
+            segments.put(table, new TreeMap<>());
         }
         try {
             db = openDatabase();
@@ -171,10 +171,10 @@ public final class SeriesStore implements AutoCloseable {
         try {
             streamTime = readStreamTime();
             visibleStreamTime = streamTime;
-            for (Partition partition : allPartitions()) {
-                RocksDbMemory.register(partition);
+            for (Segment segment : allSegments()) {
+                RocksDbMemory.register(segment);
             }
-            dropExpiredPartitions();
+            dropExpiredSegments();
         } catch (RuntimeException e) {
             close(false);
             throw e;
@@ -243,13 +243,13 @@ public final class SeriesStore implements AutoCloseable {
         for (int i = 1; i < handles.size(); i++) {
             Table table = tables.get(i);
             long id = ids.get(i);
-            CompressionType compression = id == newest.get(table) ? Partition.HOT_COMPRESSION : Partition.COLD_COMPRESSION;
-            partitions.get(table).put(id, new Partition(table, id, handles.get(i), compression, opened));
+            CompressionType compression = id == newest.get(table) ? Segment.HOT_COMPRESSION : Segment.COLD_COMPRESSION;
+            segments.get(table).put(id, new Segment(table, id, handles.get(i), compression, opened));
         }
         return opened;
     }
 
-    /** What this partition's keys went through in the last hour: rows and bytes written and read, per device and minute. */
+    /** What this task's keys went through in the last hour: rows and bytes written and read, per device and minute. */
     public KeyspaceActivity keyspace() {
         return keyspace;
     }
@@ -548,7 +548,7 @@ public final class SeriesStore implements AutoCloseable {
         if (series.size() > MAX_KNOWN_SERIES) {
             series.clear();
         }
-        dropExpiredPartitions();
+        dropExpiredSegments();
         RocksDbMemory.balanceMemtables();
     }
 
@@ -592,7 +592,7 @@ public final class SeriesStore implements AutoCloseable {
         writeEach(batch, changelog, Table.DAY, buffer.prefix, buffer.dirtyBuckets(RollupStep.DAY, arena));
         if (buffer.latestDirty) {
             byte[] latest = buffer.latestValue(arena);
-            put(batch, partitionForWrite(Table.LATEST, 0).columnFamilyId, buffer.prefix, latest);
+            put(batch, segmentForWrite(Table.LATEST, 0).columnFamilyId, buffer.prefix, latest);
             changelog.send(Table.LATEST, buffer.prefix, latest, buffer.latestMillis);
         }
     }
@@ -614,7 +614,7 @@ public final class SeriesStore implements AutoCloseable {
             if (isExpired(table, millis)) {
                 continue;
             }
-            batch.putRow(partitionForWrite(table, millis).columnFamilyId, prefix, millis, bytes, rows.offset(i), rows.length(i));
+            batch.putRow(segmentForWrite(table, millis).columnFamilyId, prefix, millis, bytes, rows.offset(i), rows.length(i));
             rollOver(batch);
             newest = Math.max(newest, millis);
         }
@@ -639,7 +639,7 @@ public final class SeriesStore implements AutoCloseable {
             }
             byte[] key = RowKey.withTimestamp(prefix, start);
             byte[] value = arena.copy(buckets.offset(i), buckets.length(i));
-            put(batch, partitionForWrite(table, start).columnFamilyId, key, value);
+            put(batch, segmentForWrite(table, start).columnFamilyId, key, value);
             changelog.send(table, key, value, start);
         }
     }
@@ -731,13 +731,13 @@ public final class SeriesStore implements AutoCloseable {
             return;
         }
         if (value == null) {
-            Partition partition = partitions.get(table).get(spec.partitionOf(table, millis));
-            if (partition != null) {
-                restoring.delete(partition, key);
+            Segment segment = segments.get(table).get(spec.segmentOf(table, millis));
+            if (segment != null) {
+                restoring.delete(segment, key);
             }
             return;
         }
-        restoring.put(partitionForWrite(table, millis), key, value, offset, length);
+        restoring.put(segmentForWrite(table, millis), key, value, offset, length);
         ROWS_RESTORED.increment();
         if (table == Table.RAW && millis > streamTime) {
             streamTime = millis;
@@ -746,7 +746,7 @@ public final class SeriesStore implements AutoCloseable {
 
     /**
      * Writes the rows restored so far ({@link RestoreBatch}) and stream time, in RocksDB batches of at most
-     * {@link RestoreBatch#MAX_BATCH_BYTES}; then readers see them, and partitions expired by the restored stream time
+     * {@link RestoreBatch#MAX_BATCH_BYTES}; then readers see them, and segments expired by the restored stream time
      * are dropped (not before: rows waiting to be written may be in them).
      */
     private void writeRestored() {
@@ -776,7 +776,7 @@ public final class SeriesStore implements AutoCloseable {
             restoring.clear();
         }
         visibleStreamTime = streamTime;
-        dropExpiredPartitions();
+        dropExpiredSegments();
         RocksDbMemory.balanceMemtables();
     }
 
@@ -802,8 +802,8 @@ public final class SeriesStore implements AutoCloseable {
         lock.readLock().lock();
         try {
             validateOpen();
-            Partition partition = partitions.get(table).get(spec.partitionOf(table, millis));
-            return partition == null ? null : db.get(partition.handle, key);
+            Segment segment = segments.get(table).get(spec.segmentOf(table, millis));
+            return segment == null ? null : db.get(segment.handle, key);
         } catch (RocksDBException e) {
             throw new ProcessorStateException("cannot read from the series store in " + dir, e);
         } finally {
@@ -814,20 +814,20 @@ public final class SeriesStore implements AutoCloseable {
     /**
      * The rows of {@code table} with {@code lower <= key < upperExclusive} (null: unbounded), in unsigned byte
      * order or its reverse, as of the last flush and without expired rows. When both bounds are row keys of one
-     * series, only the partitions that overlap their time span are read. The iterator must be closed.
+     * series, only the segments that overlap their time span are read. The iterator must be closed.
      */
     public KeyValueIterator<Bytes, byte[]> range(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
         lock.readLock().lock();
         try {
             validateOpen();
-            List<Partition> overlapping = new ArrayList<>();
+            List<Segment> overlapping = new ArrayList<>();
             if (lower == null || upperExclusive == null || Arrays.compareUnsigned(lower, upperExclusive) < 0) {
                 long[] span = table.timeKeyed() ? timeSpan(lower, upperExclusive) : null;
-                NavigableMap<Long, Partition> all = partitions.get(table);
+                NavigableMap<Long, Segment> all = segments.get(table);
                 overlapping.addAll(span == null ? all.values()
-                        : all.subMap(spec.partitionOf(table, span[0]), true, spec.partitionOf(table, span[1]), true).values());
+                        : all.subMap(spec.segmentOf(table, span[0]), true, spec.segmentOf(table, span[1]), true).values());
             }
-            PartitionIterator iterator = new PartitionIterator(this, table, db, overlapping, lower, upperExclusive, reverse);
+            SegmentIterator iterator = new SegmentIterator(this, table, db, overlapping, lower, upperExclusive, reverse);
             iterators.add(iterator);
             return iterator;
         } finally {
@@ -858,14 +858,14 @@ public final class SeriesStore implements AutoCloseable {
         }
     }
 
-    /** Sum of RocksDB's key estimates over {@code table}'s partitions; may count expired rows not yet dropped. */
+    /** Sum of RocksDB's key estimates over {@code table}'s segments; may count expired rows not yet dropped. */
     public long approximateRows(Table table) {
         lock.readLock().lock();
         try {
             validateOpen();
             long total = 0;
-            for (Partition partition : partitions.get(table).values()) {
-                long estimate = partition.longProperty("rocksdb.estimate-num-keys");
+            for (Segment segment : segments.get(table).values()) {
+                long estimate = segment.longProperty("rocksdb.estimate-num-keys");
                 if (estimate < 0 || total + estimate < 0) {
                     return Long.MAX_VALUE;
                 }
@@ -877,21 +877,21 @@ public final class SeriesStore implements AutoCloseable {
         }
     }
 
-    /** Per live partition of {@code table}, oldest first: its span, estimated rows, bytes and compression. */
-    public List<SegmentStatistics> partitionStatistics(Table table) {
+    /** Per live segment of {@code table}, oldest first: its span, estimated rows, bytes and compression. */
+    public List<SegmentStatistics> segmentStatistics(Table table) {
         lock.readLock().lock();
         try {
             validateOpen();
             List<SegmentStatistics> statistics = new ArrayList<>();
             long span = spec.spanMs(table);
-            for (Partition partition : partitions.get(table).values()) {
-                long start = table.timeKeyed() ? partition.id * span : Long.MIN_VALUE;
+            for (Segment segment : segments.get(table).values()) {
+                long start = table.timeKeyed() ? segment.id * span : Long.MIN_VALUE;
                 long end = table.timeKeyed() ? start + span : Long.MAX_VALUE;
-                statistics.add(new SegmentStatistics(partition.id, start, end,
-                        partition.longProperty("rocksdb.estimate-num-keys"),
-                        partition.longProperty("rocksdb.live-sst-files-size"),
-                        partition.longProperty("rocksdb.cur-size-all-mem-tables"),
-                        partition.compression, Partition.COLD_COMPRESSION));
+                statistics.add(new SegmentStatistics(segment.id, start, end,
+                        segment.longProperty("rocksdb.estimate-num-keys"),
+                        segment.longProperty("rocksdb.live-sst-files-size"),
+                        segment.longProperty("rocksdb.cur-size-all-mem-tables"),
+                        segment.compression, Segment.COLD_COMPRESSION));
             }
             return statistics;
         } finally {
@@ -905,7 +905,7 @@ public final class SeriesStore implements AutoCloseable {
 
     /**
      * The devices of this store (those with a latest reading, in row-key order) with RocksDB's estimates of what each
-     * holds in {@code table}'s live partitions. In the memtables, RocksDB's count and size of the entries of the
+     * holds in {@code table}'s live segments. In the memtables, RocksDB's count and size of the entries of the
      * device's key range ({@code GetApproximateMemTableStats}); in the files, the approximate size of the range
      * ({@code GetApproximateSizes}) and as rows those bytes at the files' bytes per row. A read of the indexes, not of
      * the rows: estimates, good to rank devices and to find one far above the others.
@@ -918,8 +918,8 @@ public final class SeriesStore implements AutoCloseable {
             long[] bytes = new long[devices.size()];
             double[] rows = new double[devices.size()];
             if (!devices.isEmpty()) {
-                for (Partition partition : partitions.get(table).values()) {
-                    addEstimates(partition, devices, bytes, rows);
+                for (Segment segment : segments.get(table).values()) {
+                    addEstimates(segment, devices, bytes, rows);
                 }
             }
             List<DeviceVolume> volumes = new ArrayList<>(devices.size());
@@ -938,8 +938,8 @@ public final class SeriesStore implements AutoCloseable {
     private List<byte[]> devicePrefixes() {
         List<byte[]> devices = new ArrayList<>();
         byte[] last = null;
-        for (Partition partition : partitions.get(Table.LATEST).values()) {
-            try (RocksIterator keys = db.newIterator(partition.handle)) {
+        for (Segment segment : segments.get(Table.LATEST).values()) {
+            try (RocksIterator keys = db.newIterator(segment.handle)) {
                 for (keys.seekToFirst(); keys.isValid(); keys.next()) {
                     byte[] key = keys.key();
                     int length = KeyspaceActivity.devicePrefixLength(key, false);
@@ -953,13 +953,13 @@ public final class SeriesStore implements AutoCloseable {
         return devices;
     }
 
-    /** Adds each device's estimated bytes and rows in {@code partition} to {@code bytes} and {@code rows}. */
-    private void addEstimates(Partition partition, List<byte[]> devicePrefixes, long[] bytes, double[] rows)
+    /** Adds each device's estimated bytes and rows in {@code segment} to {@code bytes} and {@code rows}. */
+    private void addEstimates(Segment segment, List<byte[]> devicePrefixes, long[] bytes, double[] rows)
             throws RocksDBException {
-        long memtableRows = Math.max(0, partition.longProperty("rocksdb.num-entries-active-mem-table"))
-                + Math.max(0, partition.longProperty("rocksdb.num-entries-imm-mem-tables"));
-        long fileRows = Math.max(0, partition.longProperty("rocksdb.estimate-num-keys") - memtableRows);
-        long fileBytes = Math.max(0, partition.longProperty("rocksdb.live-sst-files-size"));
+        long memtableRows = Math.max(0, segment.longProperty("rocksdb.num-entries-active-mem-table"))
+                + Math.max(0, segment.longProperty("rocksdb.num-entries-imm-mem-tables"));
+        long fileRows = Math.max(0, segment.longProperty("rocksdb.estimate-num-keys") - memtableRows);
+        long fileBytes = Math.max(0, segment.longProperty("rocksdb.live-sst-files-size"));
         double rowsPerFileByte = fileBytes == 0 ? 0 : (double) fileRows / fileBytes;
         List<Slice> slices = new ArrayList<>(2 * devicePrefixes.size());
         try {
@@ -976,10 +976,10 @@ public final class SeriesStore implements AutoCloseable {
                 ranges.add(new Range(from, to));
             }
             long[] inFiles = fileBytes == 0 ? new long[ranges.size()]
-                    : db.getApproximateSizes(partition.handle, ranges, SizeApproximationFlag.INCLUDE_FILES);
+                    : db.getApproximateSizes(segment.handle, ranges, SizeApproximationFlag.INCLUDE_FILES);
             for (int i = 0; i < ranges.size(); i++) {
                 RocksDB.CountAndSize inMemory = memtableRows == 0 ? null
-                        : db.getApproximateMemTableStats(partition.handle, ranges.get(i));
+                        : db.getApproximateMemTableStats(segment.handle, ranges.get(i));
                 bytes[i] += inFiles[i] + (inMemory == null ? 0 : inMemory.size);
                 rows[i] += inFiles[i] * rowsPerFileByte + (inMemory == null ? 0 : inMemory.count);
             }
@@ -992,7 +992,7 @@ public final class SeriesStore implements AutoCloseable {
         return lock.readLock();
     }
 
-    void iteratorClosed(PartitionIterator iterator) {
+    void iteratorClosed(SegmentIterator iterator) {
         iterators.remove(iterator);
     }
 
@@ -1001,94 +1001,94 @@ public final class SeriesStore implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------
-    // Partitions
+    // Segments
 
-    private Partition partitionForWrite(Table table, long millis) throws RocksDBException {
-        long id = spec.partitionOf(table, millis);
-        Partition last = lastWritten[table.ordinal()];
+    private Segment segmentForWrite(Table table, long millis) throws RocksDBException {
+        long id = spec.segmentOf(table, millis);
+        Segment last = lastWritten[table.ordinal()];
         if (last != null && last.id == id) {
             return last;
         }
-        TreeMap<Long, Partition> ofTable = partitions.get(table);
-        Partition partition = ofTable.get(id);
-        if (partition != null) {
-            lastWritten[table.ordinal()] = partition;
-            return partition;
+        TreeMap<Long, Segment> ofTable = segments.get(table);
+        Segment segment = ofTable.get(id);
+        if (segment != null) {
+            lastWritten[table.ordinal()] = segment;
+            return segment;
         }
         lock.writeLock().lock();
         try {
             validateOpen();
-            partition = ofTable.get(id);
-            if (partition == null) {
+            segment = ofTable.get(id);
+            if (segment == null) {
                 boolean hot = ofTable.isEmpty() || id > ofTable.lastKey();
-                String name = Partition.columnFamilyName(table, id);
+                String name = Segment.columnFamilyName(table, id);
                 ColumnFamilyHandle handle = db.createColumnFamily(new ColumnFamilyDescriptor(
                         name.getBytes(StandardCharsets.UTF_8), hot ? hotOptions : coldOptions));
-                partition = new Partition(table, id, handle, hot ? Partition.HOT_COMPRESSION : Partition.COLD_COMPRESSION, db);
-                ofTable.put(id, partition);
-                RocksDbMemory.register(partition);
+                segment = new Segment(table, id, handle, hot ? Segment.HOT_COMPRESSION : Segment.COLD_COMPRESSION, db);
+                ofTable.put(id, segment);
+                RocksDbMemory.register(segment);
             }
-            lastWritten[table.ordinal()] = partition;
-            return partition;
+            lastWritten[table.ordinal()] = segment;
+            return segment;
         } finally {
             lock.writeLock().unlock();
         }
     }
 
-    /** Drops every partition whose whole span is before {@code streamTime - retention}: no per-row deletes. */
-    private void dropExpiredPartitions() {
+    /** Drops every segment whose whole span is before {@code streamTime - retention}: no per-row deletes. */
+    private void dropExpiredSegments() {
         long time = streamTime;
         if (time == NO_STREAM_TIME || !restoring.isEmpty()) {
-            // Restored rows not yet written may be in a partition that stream time has expired: drop it after them.
+            // Restored rows not yet written may be in a segment that stream time has expired: drop it after them.
             return;
         }
         for (Table table : Table.values()) {
             if (!table.timeKeyed()) {
                 continue;
             }
-            // A partition's span [id * span, (id + 1) * span) is all expired when its end is at or before the
+            // A segment's span [id * span, (id + 1) * span) is all expired when its end is at or before the
             // expiry limit, that is when id < floor(limit / span).
             long firstLive = Math.floorDiv(time - spec.retentionMs(table), spec.spanMs(table));
-            TreeMap<Long, Partition> ofTable = partitions.get(table);
+            TreeMap<Long, Segment> ofTable = segments.get(table);
             if (ofTable.isEmpty() || ofTable.firstKey() >= firstLive) {
                 continue;
             }
             lock.writeLock().lock();
             try {
-                for (Partition partition : new ArrayList<>(ofTable.headMap(firstLive, false).values())) {
-                    for (PartitionIterator iterator : iterators) {
-                        iterator.partitionDropped(partition);
+                for (Segment segment : new ArrayList<>(ofTable.headMap(firstLive, false).values())) {
+                    for (SegmentIterator iterator : iterators) {
+                        iterator.segmentDropped(segment);
                     }
-                    RocksDbMemory.unregister(partition);
-                    db.dropColumnFamily(partition.handle);
-                    partition.handle.close();
-                    ofTable.remove(partition.id);
-                    if (lastWritten[table.ordinal()] == partition) {
+                    RocksDbMemory.unregister(segment);
+                    db.dropColumnFamily(segment.handle);
+                    segment.handle.close();
+                    ofTable.remove(segment.id);
+                    if (lastWritten[table.ordinal()] == segment) {
                         lastWritten[table.ordinal()] = null;
                     }
-                    LOG.info("Dropped expired partition {} of the series store in {} (stream time {})", partition.name(), dir, time);
+                    LOG.info("Dropped expired segment {} of the series store in {} (stream time {})", segment.name(), dir, time);
                 }
             } catch (RocksDBException e) {
-                throw new ProcessorStateException("cannot drop an expired partition of the series store in " + dir, e);
+                throw new ProcessorStateException("cannot drop an expired segment of the series store in " + dir, e);
             } finally {
                 lock.writeLock().unlock();
             }
         }
     }
 
-    /** The live partitions of {@code table}, oldest first (tests). */
-    List<Partition> partitionsOf(Table table) {
+    /** The live segments of {@code table}, oldest first (tests). */
+    List<Segment> segmentsOf(Table table) {
         lock.readLock().lock();
         try {
-            return new ArrayList<>(partitions.get(table).values());
+            return new ArrayList<>(segments.get(table).values());
         } finally {
             lock.readLock().unlock();
         }
     }
 
-    private List<Partition> allPartitions() {
-        List<Partition> all = new ArrayList<>();
-        partitions.values().forEach(ofTable -> all.addAll(ofTable.values()));
+    private List<Segment> allSegments() {
+        List<Segment> all = new ArrayList<>();
+        segments.values().forEach(ofTable -> all.addAll(ofTable.values()));
         return all;
     }
 
@@ -1126,7 +1126,7 @@ public final class SeriesStore implements AutoCloseable {
                 }
             }
             open = false;
-            for (PartitionIterator iterator : iterators) {
+            for (SegmentIterator iterator : iterators) {
                 iterator.closeWithStore();
             }
             if (flush) {
@@ -1137,11 +1137,11 @@ public final class SeriesStore implements AutoCloseable {
             dirty.clear();
             dropSent();
             restoring.clear();
-            for (Partition partition : allPartitions()) {
-                RocksDbMemory.unregister(partition);
-                partition.handle.close();
+            for (Segment segment : allSegments()) {
+                RocksDbMemory.unregister(segment);
+                segment.handle.close();
             }
-            partitions.values().forEach(Map::clear);
+            segments.values().forEach(Map::clear);
             Arrays.fill(lastWritten, null);
             metaHandles.forEach(ColumnFamilyHandle::close);
             db.close();
@@ -1157,7 +1157,7 @@ public final class SeriesStore implements AutoCloseable {
      */
     private void flushMemtables() {
         List<ColumnFamilyHandle> handles = new ArrayList<>(metaHandles);
-        allPartitions().forEach(partition -> handles.add(partition.handle));
+        allSegments().forEach(segment -> handles.add(segment.handle));
         try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
             db.flush(options, handles);
         } catch (RocksDBException e) {

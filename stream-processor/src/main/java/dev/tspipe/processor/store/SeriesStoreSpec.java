@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * The lifecycle of each table of a {@link SeriesStore}: how long its rows live (by stream time) and
- * the time span of one partition (one RocksDB column family, dropped whole when all of it has expired).
- * {@link Table#LATEST} never expires and has one partition.
+ * the time span of one segment (one RocksDB column family, dropped whole when all of it has expired).
+ * {@link Table#LATEST} never expires and has one segment.
  */
 public final class SeriesStoreSpec {
 
@@ -19,7 +19,7 @@ public final class SeriesStoreSpec {
 
     /**
      * @param rawRetention    how long raw rows live
-     * @param rawSpan         the span of one raw partition
+     * @param rawSpan         the span of one raw segment
      * @param rollupRetention how long the buckets of each resolution live
      */
     public static SeriesStoreSpec of(Duration rawRetention, Duration rawSpan, Map<RollupStep, Duration> rollupRetention) {
@@ -36,7 +36,7 @@ public final class SeriesStoreSpec {
 
     private void set(Table table, long retention, long span) {
         if (retention < 1 || span < 1) {
-            throw new IllegalArgumentException("retention and partition span of " + table.storeName()
+            throw new IllegalArgumentException("retention and segment span of " + table.storeName()
                     + " must be positive, were " + retention + " and " + span + " ms");
         }
         retentionMs.put(table, retention);
@@ -51,8 +51,8 @@ public final class SeriesStoreSpec {
         return spanMs.get(table);
     }
 
-    /** The partition of a row of {@code table} at {@code epochMillis}. */
-    long partitionOf(Table table, long epochMillis) {
+    /** The segment of a row of {@code table} at {@code epochMillis}. */
+    long segmentOf(Table table, long epochMillis) {
         return table.timeKeyed() ? Math.floorDiv(epochMillis, spanMs(table)) : 0;
     }
 }

@@ -3,7 +3,7 @@ package dev.tspipe.processor.store;
 /**
  * The five tables of a task's {@link SeriesStore}. Each is a Kafka Streams store name (so interactive
  * queries and the changelog topics keep their names) and a family of RocksDB column families, one per
- * time partition, in the task's one RocksDB database (docs/storage.md).
+ * segment, in the task's one RocksDB database (docs/storage.md).
  */
 public enum Table {
     /** Raw rows: row key {@code device#metric#reversedTs} to value and tags. */

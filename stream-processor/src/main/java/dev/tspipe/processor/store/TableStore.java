@@ -53,7 +53,7 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
 
     /**
      * For {@code KafkaStreams.store(StoreQueryParameters.fromNameAndType(name, TableStore.queryableType()))}: the
-     * table stores themselves (not a read-only view), e.g. for their partition statistics.
+     * table stores themselves (not a read-only view), e.g. for their segment statistics.
      */
     public static QueryableStoreType<List<TableStore>> queryableType() {
         return StreamsInternals.tableStores();
@@ -69,7 +69,7 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
     /**
      * The changelog topic's settings: raw rows and 1-minute buckets are sent once per series and commit, every
      * record new, so only time deletes them; hourly and daily buckets and latest values are sent per key, so
-     * compaction keeps the newest of each (and time deletes expired buckets). The extra partition span is a
+     * compaction keeps the newest of each (and time deletes expired buckets). The extra segment span is a
      * margin, like Kafka Streams' {@code windowstore.changelog.additional.retention.ms}: the broker deletes by
      * record timestamp against its clock, the store expires by stream time.
      */
@@ -237,9 +237,9 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
         return seriesStore().approximateRows(table);
     }
 
-    /** Per live time partition of this table, oldest first: span, estimated rows, bytes, compression. */
+    /** Per live segment of this table, oldest first: span, estimated rows, bytes, compression. */
     public List<SegmentStatistics> segmentStatistics() {
-        return seriesStore().partitionStatistics(table);
+        return seriesStore().segmentStatistics(table);
     }
 
     private KeyValueIterator<Bytes, byte[]> boundedRange(Bytes from, Bytes to, boolean reverse) {

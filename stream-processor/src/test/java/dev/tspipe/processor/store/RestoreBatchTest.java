@@ -38,16 +38,16 @@ class RestoreBatchTest {
         try (DBOptions options = new DBOptions().setCreateIfMissing(true);
              RocksDB db = RocksDB.open(options, dir.toString(),
                      List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY)), new ArrayList<>())) {
-            // Column family ids above 127 take a two-byte varint: a store that has created and dropped many partitions.
+            // Column family ids above 127 take a two-byte varint: a store that has created and dropped many segments.
             List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
             for (int i = 0; i < 130; i++) {
                 descriptors.add(new ColumnFamilyDescriptor(bytes("raw-rows." + i)));
             }
             List<ColumnFamilyHandle> handles = db.createColumnFamilies(descriptors);
             try {
-                Partition low = new Partition(Table.RAW, 1, handles.get(0), CompressionType.NO_COMPRESSION, db);
-                Partition high = new Partition(Table.RAW, 129, handles.get(129), CompressionType.NO_COMPRESSION, db);
-                Partition defaultFamily = new Partition(Table.LATEST, 0, db.getDefaultColumnFamily(), CompressionType.NO_COMPRESSION, db);
+                Segment low = new Segment(Table.RAW, 1, handles.get(0), CompressionType.NO_COMPRESSION, db);
+                Segment high = new Segment(Table.RAW, 129, handles.get(129), CompressionType.NO_COMPRESSION, db);
+                Segment defaultFamily = new Segment(Table.LATEST, 0, db.getDefaultColumnFamily(), CompressionType.NO_COMPRESSION, db);
                 assertThat(high.columnFamilyId).isGreaterThan(127);
                 assertThat(defaultFamily.columnFamilyId).isZero();
                 byte[] longKey = new byte[300];
@@ -111,16 +111,16 @@ class RestoreBatchTest {
             List<ColumnFamilyHandle> handles = db.createColumnFamilies(List.of(
                     new ColumnFamilyDescriptor(bytes("a.1")), new ColumnFamilyDescriptor(bytes("a.2"))));
             try {
-                List<Partition> families = List.of(
-                        new Partition(Table.RAW, 1, handles.get(0), CompressionType.NO_COMPRESSION, db),
-                        new Partition(Table.RAW, 2, handles.get(1), CompressionType.NO_COMPRESSION, db),
-                        new Partition(Table.LATEST, 0, db.getDefaultColumnFamily(), CompressionType.NO_COMPRESSION, db));
+                List<Segment> families = List.of(
+                        new Segment(Table.RAW, 1, handles.get(0), CompressionType.NO_COMPRESSION, db),
+                        new Segment(Table.RAW, 2, handles.get(1), CompressionType.NO_COMPRESSION, db),
+                        new Segment(Table.LATEST, 0, db.getDefaultColumnFamily(), CompressionType.NO_COMPRESSION, db));
                 RestoreBatch batch = new RestoreBatch();
                 // Per column family: key -> the last value written (null: deleted), in unsigned key order.
-                Map<Partition, TreeMap<byte[], byte[]>> expected = new HashMap<>();
+                Map<Segment, TreeMap<byte[], byte[]>> expected = new HashMap<>();
                 int writes = 1 + random.nextInt(3_000);
                 for (int i = 0; i < writes; i++) {
-                    Partition family = families.get(random.nextInt(families.size()));
+                    Segment family = families.get(random.nextInt(families.size()));
                     // Short keys, keys sharing their first 8 bytes, zero bytes: where the sort's shortcuts could go wrong.
                     byte[] key = new byte[random.nextInt(14)];
                     for (int b = 0; b < key.length; b++) {
@@ -141,7 +141,7 @@ class RestoreBatchTest {
                 }
                 try (WriteBatch reference = new WriteBatch()) {
                     int rowsExpected = 0;
-                    for (Partition family : families.stream().sorted((a, b) -> Integer.compare(a.columnFamilyId, b.columnFamilyId)).toList()) {
+                    for (Segment family : families.stream().sorted((a, b) -> Integer.compare(a.columnFamilyId, b.columnFamilyId)).toList()) {
                         for (Map.Entry<byte[], byte[]> row : expected.getOrDefault(family, new TreeMap<>()).entrySet()) {
                             if (row.getValue() == null) {
                                 reference.delete(family.handle, row.getKey());

@@ -29,8 +29,8 @@ class RocksDbMemoryTest {
         stores.forEach(SeriesStore::close);
     }
 
-    /** A raw partition (a column family of a series store) whose memtable holds {@code rows} rows. */
-    private Partition segmentWithRows(String name, int rows) {
+    /** A raw segment (a column family of a series store) whose memtable holds {@code rows} rows. */
+    private Segment segmentWithRows(String name, int rows) {
         SeriesStore store = SeriesStore.open(SeriesStoreSpec.of(Duration.ofDays(7), Duration.ofDays(1),
                 Map.of(RollupStep.MINUTE, Duration.ofDays(30), RollupStep.HOUR, Duration.ofDays(30), RollupStep.DAY, Duration.ofDays(30))),
                 dir.resolve(name).toFile());
@@ -40,14 +40,14 @@ class RocksDbMemoryTest {
         }
         store.flush((table, key, value, timestamp) -> { });
         SeriesStoreModelTest.commit(store);
-        return store.partitionsOf(Table.RAW).get(0);
+        return store.segmentsOf(Table.RAW).get(0);
     }
 
     @Test
     void flushesTheLargestMemtablesFirstUntilTheRestIsUnderTheTarget() {
-        Partition large = segmentWithRows("large", 20_000);
-        Partition medium = segmentWithRows("medium", 10_000);
-        Partition small = segmentWithRows("small", 100);
+        Segment large = segmentWithRows("large", 20_000);
+        Segment medium = segmentWithRows("medium", 10_000);
+        Segment small = segmentWithRows("small", 100);
         long largeBytes = large.activeMemtableBytes();
         long mediumBytes = medium.activeMemtableBytes();
         long smallBytes = small.activeMemtableBytes();
@@ -69,8 +69,8 @@ class RocksDbMemoryTest {
 
     @Test
     void doesNothingUnderTheTrigger() {
-        Partition one = segmentWithRows("one", 1_000);
-        Partition two = segmentWithRows("two", 1_000);
+        Segment one = segmentWithRows("one", 1_000);
+        Segment two = segmentWithRows("two", 1_000);
         long total = one.activeMemtableBytes() + two.activeMemtableBytes();
 
         assertThat(RocksDbMemory.flushLargest(List.of(one, two), total, 0)).isZero();

@@ -20,7 +20,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The series store's commit protocol, crash behaviour, partition pruning and expiry. */
+/** The series store's commit protocol, crash behaviour, segment pruning and expiry. */
 class SeriesStoreTest {
 
     private static final long DAY = Duration.ofDays(1).toMillis();
@@ -165,17 +165,17 @@ class SeriesStoreTest {
             }
             store.flush(NOWHERE);
             commit(store, 0L);
-            assertThat(store.partitionsOf(Table.RAW)).hasSize(5);
+            assertThat(store.segmentsOf(Table.RAW)).hasSize(5);
             byte[] newest = RowKey.withTimestamp(SERIES, T0 + 2 * DAY + 1);
             byte[] afterOldest = java.util.Arrays.copyOf(RowKey.withTimestamp(SERIES, T0 + DAY), newest.length + 1);
             try (KeyValueIterator<Bytes, byte[]> rows = store.range(Table.RAW, newest, afterOldest, false)) {
-                assertThat(((PartitionIterator) rows).partitionsRead()).isEqualTo(2);
+                assertThat(((SegmentIterator) rows).segmentsRead()).isEqualTo(2);
                 List<Long> found = new ArrayList<>();
                 rows.forEachRemaining(row -> found.add(RowKey.timestampOf(row.key.get())));
                 assertThat(found).containsExactly(T0 + 2 * DAY, T0 + DAY);
             }
             try (KeyValueIterator<Bytes, byte[]> rows = store.range(Table.RAW, null, null, false)) {
-                assertThat(((PartitionIterator) rows).partitionsRead()).isEqualTo(5);
+                assertThat(((SegmentIterator) rows).segmentsRead()).isEqualTo(5);
             }
         }
     }
@@ -192,10 +192,10 @@ class SeriesStoreTest {
             store.flush(NOWHERE);
             commit(store, 1L);
             assertThat(raw(store, T0)).as("expired once the reading that moved stream time is committed").isNull();
-            List<Long> partitions = store.partitionsOf(Table.RAW).stream().map(p -> p.id).toList();
-            assertThat(partitions).containsExactly((T0 + DAY) / DAY, (T0 + 8 * DAY) / DAY);
+            List<Long> segments = store.segmentsOf(Table.RAW).stream().map(p -> p.id).toList();
+            assertThat(segments).containsExactly((T0 + DAY) / DAY, (T0 + 8 * DAY) / DAY);
             assertThat(raw(store, T0 + DAY)).isEqualTo(2.0);
-            assertThat(store.partitionsOf(Table.MINUTE)).hasSize(3);
+            assertThat(store.segmentsOf(Table.MINUTE)).hasSize(3);
         }
     }
 

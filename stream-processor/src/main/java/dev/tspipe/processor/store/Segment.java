@@ -7,15 +7,15 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
 /**
- * One time partition of one table: a RocksDB column family named {@code <store name>.<id>} holding the
+ * One segment of one table: a RocksDB column family named {@code <store name>.<id>} holding the
  * rows whose timestamp is in {@code [id × span, (id + 1) × span)}. Dropped whole (the column family is
  * dropped) when all of its span has expired.
  */
-final class Partition implements RocksDbMemory.Memtable {
+final class Segment implements RocksDbMemory.Memtable {
 
-    /** Upper levels of the newest partition of a table: cheap to write. */
+    /** Upper levels of the newest segment of a table: cheap to write. */
     static final CompressionType HOT_COMPRESSION = CompressionType.LZ4_COMPRESSION;
-    /** Every level of older partitions, and the bottommost level of the newest: small. */
+    /** Every level of older segments, and the bottommost level of the newest: small. */
     static final CompressionType COLD_COMPRESSION = CompressionType.ZSTD_COMPRESSION;
 
     final Table table;
@@ -26,7 +26,7 @@ final class Partition implements RocksDbMemory.Memtable {
     final CompressionType compression;
     private final RocksDB db;
 
-    Partition(Table table, long id, ColumnFamilyHandle handle, CompressionType compression, RocksDB db) {
+    Segment(Table table, long id, ColumnFamilyHandle handle, CompressionType compression, RocksDB db) {
         this.table = table;
         this.id = id;
         this.handle = handle;
@@ -47,7 +47,7 @@ final class Partition implements RocksDbMemory.Memtable {
         try {
             return db.getLongProperty(handle, property);
         } catch (RocksDBException e) {
-            throw new IllegalStateException("cannot read property " + property + " of partition " + name(), e);
+            throw new IllegalStateException("cannot read property " + property + " of segment " + name(), e);
         }
     }
 
@@ -62,7 +62,7 @@ final class Partition implements RocksDbMemory.Memtable {
         try (FlushOptions options = new FlushOptions().setWaitForFlush(false).setAllowWriteStall(true)) {
             db.flush(options, handle);
         } catch (RocksDBException e) {
-            throw new IllegalStateException("cannot flush partition " + name(), e);
+            throw new IllegalStateException("cannot flush segment " + name(), e);
         }
     }
 }

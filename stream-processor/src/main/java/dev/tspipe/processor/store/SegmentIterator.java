@@ -17,16 +17,16 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 
 /**
- * A k-way merge of one RocksDB iterator per time partition of one table, in unsigned byte order
+ * A k-way merge of one RocksDB iterator per segment of one table, in unsigned byte order
  * (forward or reverse), that skips rows expired at the moment they are reached. A key lives in exactly
- * one partition (the one of its timestamp), so the merge never sees a key twice; the store opens it
- * only on the partitions that overlap the range's time span.
+ * one segment (the one of its timestamp), so the merge never sees a key twice; the store opens it
+ * only on the segments that overlap the range's time span.
  *
- * <p>Every method holds the store's read lock; the stream thread drops a partition under the write
- * lock and then calls {@link #partitionDropped}, which releases that partition's iterator (all its rows
+ * <p>Every method holds the store's read lock; the stream thread drops a segment under the write
+ * lock and then calls {@link #segmentDropped}, which releases that segment's iterator (all its rows
  * are expired, so the merge would have skipped them anyway).
  */
-final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
+final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
     private final SeriesStore store;
     private final Table table;
@@ -39,15 +39,15 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
      * @param lower          first key (inclusive), or null for unbounded
      * @param upperExclusive first key after the range, or null for unbounded
      */
-    PartitionIterator(SeriesStore store, Table table, RocksDB db, List<Partition> partitions, byte[] lower,
+    SegmentIterator(SeriesStore store, Table table, RocksDB db, List<Segment> segments, byte[] lower,
                       byte[] upperExclusive, boolean reverse) {
         this.store = store;
         this.table = table;
         Comparator<Source> order = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
-        this.heap = new PriorityQueue<>(Math.max(1, partitions.size()), reverse ? order.reversed() : order);
+        this.heap = new PriorityQueue<>(Math.max(1, segments.size()), reverse ? order.reversed() : order);
         try {
-            for (Partition partition : partitions) {
-                Source source = new Source(db, partition, lower, upperExclusive, reverse);
+            for (Segment segment : segments) {
+                Source source = new Source(db, segment, lower, upperExclusive, reverse);
                 sources.add(source);
                 if (source.key != null) {
                     heap.add(source);
@@ -104,7 +104,7 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
         return next;
     }
 
-    /** Runs {@code read} on the open iterator with the store's read lock held: no partition is dropped meanwhile. */
+    /** Runs {@code read} on the open iterator with the store's read lock held: no segment is dropped meanwhile. */
     private <T> T underReadLock(Supplier<T> read) {
         store.readLock().lock();
         try {
@@ -115,8 +115,8 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
         }
     }
 
-    /** How many partitions this iterator reads (tests: a range of one series reads only those that overlap it). */
-    int partitionsRead() {
+    /** How many segments this iterator reads (tests: a range of one series reads only those that overlap it). */
+    int segmentsRead() {
         return sources.size();
     }
 
@@ -127,10 +127,10 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
         }
     }
 
-    /** Called with the store's write lock held, before the partition's column family is dropped. */
-    void partitionDropped(Partition partition) {
+    /** Called with the store's write lock held, before the segment's column family is dropped. */
+    void segmentDropped(Segment segment) {
         for (Source source : sources) {
-            if (source.partition == partition) {
+            if (source.segment == segment) {
                 heap.remove(source);
                 source.close();
             }
@@ -167,9 +167,9 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
         }
     }
 
-    /** The iterator of one partition, with its current row copied out (null key: exhausted). */
+    /** The iterator of one segment, with its current row copied out (null key: exhausted). */
     private static final class Source {
-        final Partition partition;
+        final Segment segment;
         private final byte[] lower;
         private final byte[] upperExclusive;
         private final boolean reverse;
@@ -180,8 +180,8 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
         byte[] key;
         byte[] value;
 
-        Source(RocksDB db, Partition partition, byte[] lower, byte[] upperExclusive, boolean reverse) {
-            this.partition = partition;
+        Source(RocksDB db, Segment segment, byte[] lower, byte[] upperExclusive, boolean reverse) {
+            this.segment = segment;
             this.lower = lower;
             this.upperExclusive = upperExclusive;
             this.reverse = reverse;
@@ -196,7 +196,7 @@ final class PartitionIterator implements KeyValueIterator<Bytes, byte[]> {
             if (upperSlice != null) {
                 readOptions.setIterateUpperBound(upperSlice);
             }
-            this.iterator = db.newIterator(partition.handle, readOptions);
+            this.iterator = db.newIterator(segment.handle, readOptions);
             if (reverse) {
                 if (upperExclusive == null) {
                     iterator.seekToLast();
