@@ -43,7 +43,7 @@ public final class DeviceTable {
      * @param serdeSettings the Avro deserializer's settings, the registry's URL among them
      */
     public static void addTo(StreamsBuilder builder, String topic, Map<String, Object> serdeSettings) {
-        Map<String, Object> settings = Map.copyOf(serdeSettings);
+        Map<String, Object> settings = java.util.Collections.unmodifiableMap(new java.util.HashMap<>(serdeSettings));
         builder.addGlobalStore(storeBuilder(), topic,
                 Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE),
                 () -> new DeviceTableUpdater(topic, settings));
