@@ -16,7 +16,7 @@ import java.util.Map;
  * instance to know a device's site, type or labels.
  *
  * <pre>
- * devices (compacted, every partition) ─► devices-source ─► devices-update (DeviceTableUpdater) ─► store "devices"
+ * devices (compacted, every partition) ─► devices-source (its processor, DeviceTableUpdater) ─► store "devices"
  * </pre>
  *
  * <p>The store is in memory: a global store is filled from its topic at every start (its topic is its changelog),
@@ -31,7 +31,6 @@ public final class DeviceTable {
     public static final int MAX_ROWS = 20_000;
 
     static final String SOURCE = "devices-source";
-    static final String UPDATER = "devices-update";
 
     private DeviceTable() {
     }

@@ -37,7 +37,7 @@ import java.util.Map;
  * decode and decode-by-device share the task's series store: raw-rows, rollups-1m, rollups-1h, rollups-1d, latest
  * (one RocksDB, five changelogs)
  *
- * devices (compacted) ─► devices-update ─► global store "devices" on every node ({@link DeviceTable})
+ * devices (compacted) ─► devices-source ─► global store "devices" on every node ({@link DeviceTable})
  * </pre>
  *
  * Only records whose Kafka key is not their device, or that are not in the partition that
