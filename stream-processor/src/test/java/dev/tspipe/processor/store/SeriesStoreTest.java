@@ -311,10 +311,14 @@ class SeriesStoreTest {
                     .containsExactly("dev-0#", "dev-1#", "dev-2#");
             System.out.println("device volumes in the memtable: " + inMemory.stream().map(v -> v.rows() + " rows "
                     + v.bytes() + " bytes").toList());
-            // RocksDB counts a range of a memtable by sampling its skip list: close, not exact.
+            // RocksDB counts a range of a memtable from its skip list (InlineSkipList::EstimateCount: the nodes stepped
+            // over at each level, each worth 4^level rows, branching factor 4), so a count is off by whole steps of the
+            // upper levels whatever the range's size: of 666 rows (about 4^4.7), a device of 60 rows was counted 84 and
+            // one of 600 counted 432. The bound is therefore a quarter plus 4^4 = 256 rows: enough to tell a device
+            // whose memtable rows are counted (dev-0 at least 194) from one whose rows are not (0).
             for (int d = 0; d < readings.length; d++) {
                 assertThat(inMemory.get(d).rows()).as("rows of dev-" + d + " in the memtable")
-                        .isBetween(Math.round(readings[d] * 0.75) - 2, Math.round(readings[d] * 1.25) + 2);
+                        .isBetween(Math.max(0, Math.round(readings[d] * 0.75) - 256), Math.round(readings[d] * 1.25) + 256);
             }
         }
         // Closing flushes the memtables: the rows are in a file now.
