@@ -51,9 +51,9 @@ final class PartitionGather {
      * and {@code timeout_ms}.
      */
     List<PartitionSeries.Values> gather(String tenant, String authorization, List<SeriesSelection> selections,
-                                                Map<String, List<String>> internal,
-                                                BiFunction<SeriesReader.Stores, QueryBudget, PartitionSeries> local,
-                                                List<String> warnings) {
+                                        Map<String, List<String>> internal,
+                                        BiFunction<SeriesReader.Stores, QueryBudget, PartitionSeries> local,
+                                        List<String> warnings) {
         QueryBudget budget = QueryBudget.full(clock);
         int count = partitionCount();
         if (tenant != null) {

@@ -171,7 +171,8 @@ public final class PrometheusApi {
         internal.put("end_ms", List.of(Long.toString(instants.end())));
         internal.put("step_ms", List.of(Long.toString(instants.step())));
         internal.put("lookback_ms", List.of(Long.toString(lookback(ctx))));
-        List<PartitionSeries.Values> values = partitions.gather(tenant(ctx), ctx.header("Authorization"), List.of(leaf.selection()), internal,
+        List<PartitionSeries.Values> values = partitions.gather(tenant(ctx), ctx.header("Authorization"),
+                List.of(leaf.selection()), internal,
                 (stores, budget) -> reader.values(source(stores), leaf, instants, budget), warnings);
         PartitionReader.requireBounded(values.size(), instants);
         return values;
@@ -233,7 +234,8 @@ public final class PrometheusApi {
         internal.put("match[]", matches);
         internal.put("since_ms", List.of(Long.toString(since)));
         List<Map<String, String>> labels = new ArrayList<>();
-        partitions.gather(tenant(ctx), ctx.header("Authorization"), selections, internal, (stores, budget) -> seriesOf(stores, selections, since, budget), warnings)
+        partitions.gather(tenant(ctx), ctx.header("Authorization"), selections, internal,
+                        (stores, budget) -> seriesOf(stores, selections, since, budget), warnings)
                 .forEach(one -> labels.add(SeriesSelection.labels(one.series(), metadata)));
         labels.sort(java.util.Comparator.comparing(Map::toString));
         return labels;
