@@ -77,9 +77,13 @@ public final class PartitionReader {
             return List.of();   // the device or tenant named is one no key can hold (too long, say): no series has it
         }
         List<PartitionSeries.Values> selected = new ArrayList<>();
-        source.forEachSeries(range, (series, newest) -> {
+        source.forEachSeries(range, (series, newestMillis) -> {
             budget.checkDeadline();
-            if (!selection.matches(series, budget) || newest < since) {
+            if (!selection.matches(series, budget)) {
+                return;
+            }
+            long newest = newestMillis.getAsLong();
+            if (newest < since) {
                 return;
             }
             if (selected.size() == MAX_SERIES) {

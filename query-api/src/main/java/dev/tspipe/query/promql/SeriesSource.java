@@ -7,6 +7,7 @@ import dev.tspipe.query.downsample.Resolution;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 /**
  * What the engine reads series through: one copy of one partition's tables, as Prometheus' engine reads through
@@ -15,10 +16,13 @@ import java.util.Optional;
  */
 public interface SeriesSource {
 
-    /** Receives a series and the timestamp of its newest reading; may throw to stop the scan. */
+    /**
+     * Receives a series and, read only when asked (after the selector matched: most rows of a scan do not), the
+     * timestamp of its newest reading; may throw to stop the scan.
+     */
     @FunctionalInterface
     interface SeriesVisitor {
-        void visit(SeriesId series, long newestMillis);
+        void visit(SeriesId series, LongSupplier newestMillis);
     }
 
     /** Every series whose key lies in {@code range} (every series of the partition when empty), in key order. */

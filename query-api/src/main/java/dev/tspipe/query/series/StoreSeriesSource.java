@@ -42,7 +42,8 @@ public final class StoreSeriesSource implements SeriesSource {
                 KeyValue<Bytes, byte[]> row = rows.next();
                 // Latest keys are series prefixes; with a timestamp appended they decode as row keys.
                 SeriesId series = RowKey.fromBytes(RowKey.withTimestamp(row.key.get(), 0), layout).series();
-                visitor.visit(series, LatestReading.fromBytes(row.value).epochMillis());
+                byte[] latestValue = row.value;
+                visitor.visit(series, () -> LatestReading.fromBytes(latestValue).epochMillis());
             }
         }
     }
