@@ -1,0 +1,318 @@
+package dev.tspipe.model.blocks;
+
+import java.util.Arrays;
+
+/**
+ * Decodes a block (one chunk or several, one after the other: {@link ChunkWriter}) into its readings, oldest first,
+ * one per timestamp: of the readings of one timestamp the last written is the reading (a correction replaces a value;
+ * a chunk appended twice changes nothing). Tags are not copied: {@link #tagsOffset} and {@link #tagsLength} point
+ * into the block's own bytes.
+ *
+ * <p>Reused for many blocks ({@link #read}); not thread-safe. Arrays grow and are kept.
+ */
+public final class BlockReader {
+
+    private byte[] block;
+    private int chunks;
+    private int size;
+    private long[] timestamps = new long[64];
+    private double[] values = new double[64];
+    private int[] tagOffsets = new int[64];
+    private int[] tagLengths = new int[64];
+    private int[] order = new int[64];
+    private int[] scratch = new int[64];
+    private int[] setOffsets = new int[4];
+    private int[] setLengths = new int[4];
+
+    /** Decodes {@code length} bytes of {@code bytes} from {@code offset}: the block that begins at {@code blockStartMillis}. */
+    public BlockReader read(byte[] bytes, int offset, int length, long blockStartMillis) {
+        block = bytes;
+        chunks = 0;
+        size = 0;
+        int end = offset + length;
+        int at = offset;
+        while (at < end) {
+            at = readChunk(bytes, at, end, blockStartMillis);
+            chunks++;
+        }
+        resolve();
+        return this;
+    }
+
+    public BlockReader read(byte[] bytes, long blockStartMillis) {
+        return read(bytes, 0, bytes.length, blockStartMillis);
+    }
+
+    /** Readings of the block, one per timestamp. */
+    public int size() {
+        return size;
+    }
+
+    /** Chunks the block was made of. */
+    public int chunks() {
+        return chunks;
+    }
+
+    /** The {@code i}-th reading's time, ascending in {@code i}. */
+    public long timestamp(int i) {
+        return timestamps[i];
+    }
+
+    public double value(int i) {
+        return values[i];
+    }
+
+    /** The bytes read last, into which {@link #tagsOffset} points. */
+    public byte[] bytes() {
+        return block;
+    }
+
+    public int tagsOffset(int i) {
+        return tagOffsets[i];
+    }
+
+    public int tagsLength(int i) {
+        return tagLengths[i];
+    }
+
+    /** The index of the reading at {@code epochMillis}, or -1. */
+    public int indexOf(long epochMillis) {
+        int index = Arrays.binarySearch(timestamps, 0, size, epochMillis);
+        return index >= 0 ? index : -1;
+    }
+
+    /** The {@code i}-th reading as {@code RawRow} writes it: its value's IEEE 754 bits, then its tags. */
+    public byte[] rawRow(int i) {
+        byte[] row = new byte[8 + tagLengths[i]];
+        long bits = Double.doubleToRawLongBits(values[i]);
+        for (int b = 0; b < 8; b++) {
+            row[b] = (byte) (bits >>> (56 - 8 * b));
+        }
+        System.arraycopy(block, tagOffsets[i], row, 8, tagLengths[i]);
+        return row;
+    }
+
+    private int readChunk(byte[] bytes, int start, int end, long base) {
+        int at = start;
+        int header = bytes[at++] & 0xFF;
+        if (header >>> 4 != ChunkWriter.VERSION || (header & 0x0E) != 0) {
+            throw new MalformedBlockException("unknown chunk header 0x" + Integer.toHexString(header)
+                    + " (this tspipe reads chunk format " + ChunkWriter.VERSION + ")", start);
+        }
+        boolean xor = (header & ChunkWriter.XOR_VALUES) != 0;
+        Cursor cursor = new Cursor(bytes, at, end);
+        int count = cursor.count("reading count");
+        if (count == 0) {
+            throw new MalformedBlockException("a chunk of no readings", start);
+        }
+        int sets = cursor.count("tag set count");
+        if (sets == 0 || sets > end - cursor.at) {
+            throw new MalformedBlockException("a chunk of " + sets + " tag sets", start);
+        }
+        if (sets > setOffsets.length) {
+            setOffsets = new int[Math.max(sets, setOffsets.length * 2)];
+            setLengths = new int[setOffsets.length];
+        }
+        for (int s = 0; s < sets; s++) {
+            int tagLength = cursor.count("tag set length");
+            setOffsets[s] = cursor.skip(tagLength);
+            setLengths[s] = tagLength;
+        }
+        long timestamp = base + cursor.varint("first timestamp");
+        int decimals = 0;
+        long mantissa = 0;
+        long valueBits;
+        if (xor) {
+            valueBits = cursor.longBits();
+        } else {
+            decimals = cursor.aByte();
+            if (decimals > ChunkWriter.MAX_DECIMALS) {
+                throw new MalformedBlockException("a decimal exponent of " + decimals, cursor.at - 1);
+            }
+            mantissa = Varints.unzigzag(cursor.varint("first mantissa"));
+            valueBits = Double.doubleToRawLongBits(mantissa / ChunkWriter.POWERS_OF_TEN[decimals]);
+        }
+        int bitBytes = cursor.count("bits length");
+        int bitsStart = cursor.skip(bitBytes);
+        if (count - 1 > 4L * bitBytes) {
+            throw new MalformedBlockException(count + " readings in " + bitBytes + " bytes of bits", start);
+        }
+        ensure(size + count);
+        BitReader in = new BitReader(bytes, bitsStart, bitBytes);
+        int tagBits = sets > 1 ? 32 - Integer.numberOfLeadingZeros(sets - 1) : 0;
+        long delta = 0;
+        int leading = -1;
+        int trailing = 0;
+        for (int i = 0; i < count; i++) {
+            int set = tagBits > 0 ? (int) in.read(tagBits) : 0;
+            if (set >= sets) {
+                throw new MalformedBlockException("tag set " + set + " of " + sets, in.byteOffset());
+            }
+            if (i > 0) {
+                delta += BitCodes.read(in, BitCodes.TIMESTAMP_WIDTHS);
+                timestamp += delta;
+                if (xor) {
+                    if (in.read(1) == 1) {
+                        if (in.read(1) == 0) {
+                            if (leading < 0) {
+                                throw new MalformedBlockException("a value in the previous window before any window", in.byteOffset());
+                            }
+                            valueBits ^= in.read(64 - leading - trailing) << trailing;
+                        } else {
+                            leading = (int) in.read(6);
+                            int meaningful = (int) in.read(6) + 1;
+                            if (leading + meaningful > 64) {
+                                throw new MalformedBlockException("a value window past 64 bits", in.byteOffset());
+                            }
+                            trailing = 64 - leading - meaningful;
+                            valueBits ^= in.read(meaningful) << trailing;
+                        }
+                    }
+                } else {
+                    mantissa += BitCodes.read(in, BitCodes.MANTISSA_WIDTHS);
+                    valueBits = Double.doubleToRawLongBits(mantissa / ChunkWriter.POWERS_OF_TEN[decimals]);
+                }
+            }
+            timestamps[size] = timestamp;
+            values[size] = Double.longBitsToDouble(valueBits);
+            tagOffsets[size] = setOffsets[set];
+            tagLengths[size] = setLengths[set];
+            size++;
+        }
+        return cursor.at;
+    }
+
+    /** Sorts by timestamp, keeping the last written of each timestamp; nothing to do for a block written in order. */
+    private void resolve() {
+        boolean ascending = true;
+        for (int i = 1; i < size && ascending; i++) {
+            ascending = timestamps[i] > timestamps[i - 1];
+        }
+        if (ascending) {
+            return;
+        }
+        for (int i = 0; i < size; i++) {
+            order[i] = i;
+        }
+        mergeSort(0, size);
+        long[] sortedTimes = new long[timestamps.length];
+        double[] sortedValues = new double[values.length];
+        int[] sortedOffsets = new int[tagOffsets.length];
+        int[] sortedLengths = new int[tagLengths.length];
+        int kept = 0;
+        for (int i = 0; i < size; i++) {
+            int from = order[i];
+            if (i + 1 < size && timestamps[order[i + 1]] == timestamps[from]) {
+                continue;
+            }
+            sortedTimes[kept] = timestamps[from];
+            sortedValues[kept] = values[from];
+            sortedOffsets[kept] = tagOffsets[from];
+            sortedLengths[kept] = tagLengths[from];
+            kept++;
+        }
+        timestamps = sortedTimes;
+        values = sortedValues;
+        tagOffsets = sortedOffsets;
+        tagLengths = sortedLengths;
+        size = kept;
+    }
+
+    /** A stable sort of {@code order[from, to)} by timestamp: of equal timestamps the one written first stays first. */
+    private void mergeSort(int from, int to) {
+        if (to - from < 2) {
+            return;
+        }
+        int middle = (from + to) >>> 1;
+        mergeSort(from, middle);
+        mergeSort(middle, to);
+        if (timestamps[order[middle - 1]] <= timestamps[order[middle]]) {
+            return;
+        }
+        System.arraycopy(order, from, scratch, from, to - from);
+        int left = from;
+        int right = middle;
+        for (int i = from; i < to; i++) {
+            if (right >= to || (left < middle && timestamps[scratch[left]] <= timestamps[scratch[right]])) {
+                order[i] = scratch[left++];
+            } else {
+                order[i] = scratch[right++];
+            }
+        }
+    }
+
+    private void ensure(int capacity) {
+        if (capacity > timestamps.length) {
+            int grown = Math.max(capacity, timestamps.length * 2);
+            timestamps = Arrays.copyOf(timestamps, grown);
+            values = Arrays.copyOf(values, grown);
+            tagOffsets = Arrays.copyOf(tagOffsets, grown);
+            tagLengths = Arrays.copyOf(tagLengths, grown);
+            order = new int[grown];
+            scratch = new int[grown];
+        }
+    }
+
+    /** Reads a chunk's byte-aligned fields, refusing to pass the block's end. */
+    private static final class Cursor {
+        private final byte[] bytes;
+        private final int end;
+        private int at;
+
+        Cursor(byte[] bytes, int at, int end) {
+            this.bytes = bytes;
+            this.at = at;
+            this.end = end;
+        }
+
+        long varint(String field) {
+            int start = at;
+            long value = 0;
+            for (int shift = 0; shift < 64; shift += 7) {
+                if (at >= end) {
+                    throw new MalformedBlockException("the " + field + " ends early", start);
+                }
+                int b = bytes[at++] & 0xFF;
+                value |= (long) (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    return value;
+                }
+            }
+            throw new MalformedBlockException("the " + field + " is longer than 10 bytes", start);
+        }
+
+        int count(String field) {
+            int start = at;
+            long value = varint(field);
+            if (value < 0 || value > Integer.MAX_VALUE) {
+                throw new MalformedBlockException("the " + field + " " + Long.toUnsignedString(value) + " is too large", start);
+            }
+            return (int) value;
+        }
+
+        int skip(int length) {
+            if (length > end - at) {
+                throw new MalformedBlockException("a field of " + length + " bytes past the block's end", at);
+            }
+            int start = at;
+            at += length;
+            return start;
+        }
+
+        int aByte() {
+            if (at >= end) {
+                throw new MalformedBlockException("a chunk ends early", at);
+            }
+            return bytes[at++] & 0xFF;
+        }
+
+        long longBits() {
+            int start = skip(8);
+            long value = 0;
+            for (int i = 0; i < 8; i++) {
+                value = (value << 8) | (bytes[start + i] & 0xFF);
+            }
+            return value;
+        }
+    }
+}
