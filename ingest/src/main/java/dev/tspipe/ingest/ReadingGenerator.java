@@ -55,9 +55,14 @@ public final class ReadingGenerator implements Iterator<Reading> {
      * @param hotDevices            devices that carry {@code hotShare} of the load (0: all alike)
      * @param hotShare              share of the load of the hot devices together
      * @param seed                  the same seed gives the same sequence
+     * @param reportJitter          null: every reading is of a device and metric drawn at random, at the next moment of
+     *                              event time; otherwise each device <em>reports</em> all its metrics at one moment, on a
+     *                              fixed schedule (device {@code d} at {@code start + (k × devices + d) × metrics / rate}
+     *                              seconds: every {@code devices × metrics / rate} seconds), each report moved later by a
+     *                              random time of up to this jitter, as a sensor's timer and clock move it
      */
     public record Options(int devices, int metrics, double ratePerSecond, Instant start, double outOfOrderProbability,
-                          double duplicateProbability, int hotDevices, double hotShare, long seed) {
+                          double duplicateProbability, int hotDevices, double hotShare, long seed, Duration reportJitter) {
 
         public Options {
             Objects.requireNonNull(start, "start");
@@ -68,28 +73,39 @@ public final class ReadingGenerator implements Iterator<Reading> {
             require(isProbability(duplicateProbability), "duplicate probability must be between 0 and 1, not " + duplicateProbability);
             require(hotDevices >= 0 && hotDevices <= devices, "hot devices must be between 0 and the number of devices (" + devices + "), not " + hotDevices);
             require(isProbability(hotShare), "hot share must be between 0 and 1, not " + hotShare);
+            require(reportJitter == null || !reportJitter.isNegative(), "the report jitter must not be negative, not " + reportJitter);
+            require(reportJitter == null || hotDevices == 0, "devices that report on a schedule cannot also be hot devices");
         }
 
         /** Uniform load, in order, no duplicates, seed 1. */
         public static Options of(int devices, int metrics, double ratePerSecond, Instant start) {
-            return new Options(devices, metrics, ratePerSecond, start, 0, 0, 0, 0.5, 1);
+            return new Options(devices, metrics, ratePerSecond, start, 0, 0, 0, 0.5, 1, null);
         }
 
         public Options withOutOfOrder(double probability) {
-            return new Options(devices, metrics, ratePerSecond, start, probability, duplicateProbability, hotDevices, hotShare, seed);
+            return new Options(devices, metrics, ratePerSecond, start, probability, duplicateProbability, hotDevices, hotShare, seed, reportJitter);
         }
 
         public Options withDuplicates(double probability) {
-            return new Options(devices, metrics, ratePerSecond, start, outOfOrderProbability, probability, hotDevices, hotShare, seed);
+            return new Options(devices, metrics, ratePerSecond, start, outOfOrderProbability, probability, hotDevices, hotShare, seed, reportJitter);
         }
 
         /** {@code count} devices get {@code share} of all readings between them. */
         public Options withHotDevices(int count, double share) {
-            return new Options(devices, metrics, ratePerSecond, start, outOfOrderProbability, duplicateProbability, count, share, seed);
+            return new Options(devices, metrics, ratePerSecond, start, outOfOrderProbability, duplicateProbability, count, share, seed, reportJitter);
         }
 
         public Options withSeed(long newSeed) {
-            return new Options(devices, metrics, ratePerSecond, start, outOfOrderProbability, duplicateProbability, hotDevices, hotShare, newSeed);
+            return new Options(devices, metrics, ratePerSecond, start, outOfOrderProbability, duplicateProbability, hotDevices, hotShare, newSeed, reportJitter);
+        }
+
+        /**
+         * Each device reports all its metrics at one moment, every {@code devices × metrics / rate} seconds, each
+         * report moved later by up to {@code jitter}: the shape of a fleet's telemetry.
+         */
+        public Options withReports(Duration jitter) {
+            return new Options(devices, metrics, ratePerSecond, start, outOfOrderProbability, duplicateProbability, hotDevices, hotShare, seed,
+                    Objects.requireNonNull(jitter, "jitter"));
         }
 
         /** Number of series, {@code devices × metrics}. */
@@ -118,6 +134,7 @@ public final class ReadingGenerator implements Iterator<Reading> {
     private long fresh;
     private long emitted;
     private Reading pendingDuplicate;
+    private long reportTime;
 
     @SuppressWarnings("unchecked")
     public ReadingGenerator(Options options) {
@@ -171,12 +188,27 @@ public final class ReadingGenerator implements Iterator<Reading> {
             return duplicate;
         }
         long n = fresh++;
-        long timestamp = options.start().toEpochMilli() + (long) Math.floor(n * 1000.0 / options.ratePerSecond());
+        long timestamp;
+        int device;
+        int metric;
+        if (options.reportJitter() == null) {
+            timestamp = options.start().toEpochMilli() + (long) Math.floor(n * 1000.0 / options.ratePerSecond());
+            device = pickDevice();
+            metric = random.nextInt(options.metrics());
+        } else {
+            long moment = n / options.metrics();
+            metric = (int) (n % options.metrics());
+            device = (int) (moment % options.devices());
+            if (metric == 0) {
+                long jitter = options.reportJitter().toMillis();
+                reportTime = options.start().toEpochMilli() + (long) Math.floor(moment * options.metrics() * 1000.0 / options.ratePerSecond())
+                        + (jitter == 0 ? 0 : random.nextLong(jitter + 1));
+            }
+            timestamp = reportTime;
+        }
         if (options.outOfOrderProbability() > 0 && random.nextDouble() < options.outOfOrderProbability()) {
             timestamp = Math.max(0, timestamp - 1 - random.nextLong(MAX_LATENESS.toMillis()));
         }
-        int device = pickDevice();
-        int metric = random.nextInt(options.metrics());
         Reading reading = Reading.newBuilder()
                 .setDeviceId(deviceIds[device])
                 .setMetric(metricNames[metric])

@@ -3,6 +3,7 @@ package dev.tspipe.ingest;
 import dev.tspipe.schemas.Reading;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -30,6 +31,35 @@ class ReadingGeneratorTest {
 
         assertThat(take(options, N)).isEqualTo(take(options, N));
         assertThat(take(options.withSeed(43), N)).isNotEqualTo(take(options, N));
+    }
+
+    @Test
+    void devicesThatReportOnAScheduleSendAllTheirMetricsAtOneMomentEveryInterval() {
+        // 20 devices x 5 metrics at 100 readings/s: each device reports every second, moved later by up to 50 ms.
+        ReadingGenerator.Options options = ReadingGenerator.Options.of(20, 5, 100, START).withReports(Duration.ofMillis(50)).withSeed(9);
+        List<Reading> readings = take(options, N);
+
+        for (int report = 0; report < N / 5; report++) {
+            List<Reading> moment = readings.subList(report * 5, report * 5 + 5);
+            assertThat(moment).extracting(Reading::getDeviceId).containsOnly(moment.get(0).getDeviceId());
+            assertThat(moment).extracting(Reading::getMetric).containsExactly("temperature", "humidity", "pressure", "voltage", "rssi");
+            assertThat(moment).extracting(Reading::getTimestamp).containsOnly(moment.get(0).getTimestamp());
+            long scheduled = START.toEpochMilli() + report * 50L;
+            assertThat(moment.get(0).getTimestamp().toEpochMilli()).isBetween(scheduled, scheduled + 50);
+            assertThat(moment.get(0).getDeviceId()).isEqualTo(String.format("device-%05d", report % 20));
+        }
+        Map<String, Long> last = new HashMap<>();
+        Set<Long> jitters = new HashSet<>();
+        for (Reading r : readings) {
+            Long before = last.put(r.getDeviceId() + "/" + r.getMetric(), r.getTimestamp().toEpochMilli());
+            if (before != null) {
+                assertThat(r.getTimestamp().toEpochMilli() - before).isBetween(950L, 1_050L);
+                jitters.add(r.getTimestamp().toEpochMilli() - before);
+            }
+        }
+        assertThat(jitters).hasSizeGreaterThan(50);
+        assertThat(take(options.withReports(Duration.ZERO), N)).extracting(r -> r.getTimestamp().toEpochMilli() % 50).containsOnly(0L);
+        assertThat(take(options, N)).isEqualTo(readings);
     }
 
     @Test

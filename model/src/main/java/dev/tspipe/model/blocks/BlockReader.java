@@ -5,14 +5,15 @@ import java.util.Arrays;
 /**
  * Decodes a block (one chunk or several, one after the other: {@link ChunkWriter}) into its readings, oldest first,
  * one per timestamp: of the readings of one timestamp the last written is the reading (a correction replaces a value;
- * a chunk appended twice changes nothing). Tags are not copied: {@link #tagsOffset} and {@link #tagsLength} point
- * into the block's own bytes.
+ * a chunk appended twice changes nothing). The tags of a reading are {@code RawRow}'s tag bytes at
+ * {@link #tagsOffset} in {@link #tagBytes}, one copy per tag set of a chunk.
  *
  * <p>Reused for many blocks ({@link #read}); not thread-safe. Arrays grow and are kept.
  */
 public final class BlockReader {
 
-    private byte[] block;
+    private byte[] tagBytes = new byte[256];
+    private int tagBytesLength;
     private int chunks;
     private int size;
     private long[] timestamps = new long[64];
@@ -26,7 +27,7 @@ public final class BlockReader {
 
     /** Decodes {@code length} bytes of {@code bytes} from {@code offset}: the block that begins at {@code blockStartMillis}. */
     public BlockReader read(byte[] bytes, int offset, int length, long blockStartMillis) {
-        block = bytes;
+        tagBytesLength = 0;
         chunks = 0;
         size = 0;
         int end = offset + length;
@@ -62,9 +63,9 @@ public final class BlockReader {
         return values[i];
     }
 
-    /** The bytes read last, into which {@link #tagsOffset} points. */
-    public byte[] bytes() {
-        return block;
+    /** The tags of the readings, {@code RawRow}'s tag bytes, into which {@link #tagsOffset} points. */
+    public byte[] tagBytes() {
+        return tagBytes;
     }
 
     public int tagsOffset(int i) {
@@ -88,7 +89,7 @@ public final class BlockReader {
         for (int b = 0; b < 8; b++) {
             row[b] = (byte) (bits >>> (56 - 8 * b));
         }
-        System.arraycopy(block, tagOffsets[i], row, 8, tagLengths[i]);
+        System.arraycopy(tagBytes, tagOffsets[i], row, 8, tagLengths[i]);
         return row;
     }
 
@@ -114,9 +115,16 @@ public final class BlockReader {
             setLengths = new int[setOffsets.length];
         }
         for (int s = 0; s < sets; s++) {
-            int tagLength = cursor.count("tag set length");
-            setOffsets[s] = cursor.skip(tagLength);
-            setLengths[s] = tagLength;
+            int compactLength = cursor.count("tag set length");
+            int compactStart = cursor.skip(compactLength);
+            int room = TagSets.rawLength(compactLength);
+            if (tagBytesLength + room > tagBytes.length) {
+                tagBytes = Arrays.copyOf(tagBytes, Math.max(tagBytes.length * 2, tagBytesLength + room));
+            }
+            int expanded = TagSets.expand(bytes, compactStart, compactLength, tagBytes, tagBytesLength);
+            setOffsets[s] = tagBytesLength;
+            setLengths[s] = expanded - tagBytesLength;
+            tagBytesLength = expanded;
         }
         long timestamp = base + cursor.varint("first timestamp");
         int decimals = 0;
@@ -132,15 +140,21 @@ public final class BlockReader {
             mantissa = Varints.unzigzag(cursor.varint("first mantissa"));
             valueBits = Double.doubleToRawLongBits(mantissa / ChunkWriter.POWERS_OF_TEN[decimals]);
         }
+        long firstDelta = count > 1 ? Varints.unzigzag(cursor.varint("first delta")) : 0;
+        int timeK = cursor.aByte();
+        int valueK = xor ? 0 : cursor.aByte();
+        if (timeK > RiceCode.MAX_K || valueK > RiceCode.MAX_K) {
+            throw new MalformedBlockException("a Rice parameter above " + RiceCode.MAX_K, cursor.at - 1);
+        }
         int bitBytes = cursor.count("bits length");
         int bitsStart = cursor.skip(bitBytes);
-        if (count - 1 > 4L * bitBytes) {
+        if (count - 1 > 8L * bitBytes) {
             throw new MalformedBlockException(count + " readings in " + bitBytes + " bytes of bits", start);
         }
         ensure(size + count);
         BitReader in = new BitReader(bytes, bitsStart, bitBytes);
         int tagBits = sets > 1 ? 32 - Integer.numberOfLeadingZeros(sets - 1) : 0;
-        long delta = 0;
+        long delta = firstDelta;
         int leading = -1;
         int trailing = 0;
         for (int i = 0; i < count; i++) {
@@ -149,7 +163,9 @@ public final class BlockReader {
                 throw new MalformedBlockException("tag set " + set + " of " + sets, in.byteOffset());
             }
             if (i > 0) {
-                delta += BitCodes.read(in, BitCodes.TIMESTAMP_WIDTHS);
+                if (i > 1) {
+                    delta += Varints.unzigzag(RiceCode.read(in, timeK));
+                }
                 timestamp += delta;
                 if (xor) {
                     if (in.read(1) == 1) {
@@ -169,7 +185,7 @@ public final class BlockReader {
                         }
                     }
                 } else {
-                    mantissa += BitCodes.read(in, BitCodes.MANTISSA_WIDTHS);
+                    mantissa += Varints.unzigzag(RiceCode.read(in, valueK));
                     valueBits = Double.doubleToRawLongBits(mantissa / ChunkWriter.POWERS_OF_TEN[decimals]);
                 }
             }

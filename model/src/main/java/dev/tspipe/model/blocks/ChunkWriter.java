@@ -16,18 +16,22 @@ import java.util.Arrays;
  *   <tr><td>header</td><td>1</td><td>high nibble: format version {@value #VERSION}; low bit: 0 values as decimal
  *       mantissas, 1 values as XOR of their IEEE 754 bits</td></tr>
  *   <tr><td>count</td><td>varint</td><td>readings in the chunk, at least 1</td></tr>
- *   <tr><td>tag sets</td><td>varint, then per set varint + bytes</td><td>the distinct tag sets of the chunk, each as
- *       {@code RawRow} writes tags (count, then per tag name and value with their lengths)</td></tr>
+ *   <tr><td>tag sets</td><td>varint, then per set varint + bytes</td><td>the distinct tag sets of the chunk, each a
+ *       varint count, then per tag a varint length and the UTF-8 name, a varint length and the UTF-8 value</td></tr>
  *   <tr><td>first timestamp</td><td>varint</td><td>milliseconds after the block's start (the row key's time)</td></tr>
  *   <tr><td>first value</td><td>decimal: 1 byte exponent e (0..15), zigzag varint mantissa m (value = m / 10^e);
  *       XOR: 8 bytes, the IEEE 754 bits</td></tr>
+ *   <tr><td>first delta</td><td>zigzag varint, if more than one reading</td><td>milliseconds from the first
+ *       reading to the second</td></tr>
+ *   <tr><td>time parameter</td><td>1</td><td>the Rice parameter of the timestamps' deltas of deltas</td></tr>
+ *   <tr><td>value parameter</td><td>decimal only: 1</td><td>the Rice parameter of the mantissas' changes</td></tr>
  *   <tr><td>bits length</td><td>varint</td><td>bytes of the bits that follow</td></tr>
  *   <tr><td>bits</td><td>...</td><td>the tag set of the first reading if there are several; then per further
- *       reading: its tag set (if several), the delta of its timestamp's delta ({@link BitCodes#TIMESTAMP_WIDTHS}), its
- *       value: decimal, the change of the mantissa ({@link BitCodes#MANTISSA_WIDTHS}); XOR, Gorilla's code
- *       ({@code 0} same value; {@code 10} and the XOR's meaningful bits in the previous window; {@code 11}, 6 bits of
- *       leading zeros, 6 bits of length - 1, the meaningful bits). A tag set is an index of as many bits as the
- *       number of sets needs. Padded with zero bits to a byte.</td></tr>
+ *       reading: its tag set (if several); from the third reading on, the change of its timestamp's delta from the
+ *       previous delta, zigzag, in a Rice code ({@link RiceCode}); its value: decimal, the change of the
+ *       mantissa, zigzag, Rice; XOR, Gorilla's code ({@code 0} same value; {@code 10} and the XOR's meaningful bits
+ *       in the previous window; {@code 11}, 6 bits of leading zeros, 6 bits of length - 1, the meaningful bits). A
+ *       tag set is an index of as many bits as the number of sets needs. Padded with zero bits to a byte.</td></tr>
  * </table>
  *
  * <p>Values are written as decimal mantissas when every value of the chunk is exactly {@code m / 10^e} for one
@@ -53,6 +57,9 @@ public final class ChunkWriter {
     private long[] timestamps = new long[64];
     private double[] values = new double[64];
     private int[] tagSets = new int[64];
+    private long[] timeCodes = new long[64];
+    private long[] valueCodes = new long[64];
+    private byte[][] compactTags = new byte[4][];
     private byte[] tagBytes = new byte[64];
     private int tagBytesLength;
     private int[] tagOffsets = new int[4];
@@ -77,6 +84,8 @@ public final class ChunkWriter {
             timestamps = Arrays.copyOf(timestamps, count * 2);
             values = Arrays.copyOf(values, count * 2);
             tagSets = Arrays.copyOf(tagSets, count * 2);
+            timeCodes = new long[count * 2];
+            valueCodes = new long[count * 2];
         }
         timestamps[count] = epochMillis;
         values[count] = value;
@@ -99,13 +108,27 @@ public final class ChunkWriter {
             throw new IllegalStateException("a chunk holds at least one reading");
         }
         int decimals = commonDecimals();
+        long firstDelta = count > 1 ? timestamps[1] - timestamps[0] : 0;
+        long delta = firstDelta;
+        long mantissa = decimals >= 0 ? mantissa(values[0], decimals) : 0;
+        for (int i = 1; i < count; i++) {
+            long next = timestamps[i] - timestamps[i - 1];
+            timeCodes[i] = Varints.zigzag(next - delta);
+            delta = next;
+            if (decimals >= 0) {
+                long nextMantissa = mantissa(values[i], decimals);
+                valueCodes[i] = Varints.zigzag(nextMantissa - mantissa);
+                mantissa = nextMantissa;
+            }
+        }
+        int timeK = RiceCode.best(timeCodes, 2, count);
+        int valueK = decimals >= 0 ? RiceCode.best(valueCodes, 1, count) : 0;
+
         bits.reset();
         int tagBits = tagSetCount > 1 ? 32 - Integer.numberOfLeadingZeros(tagSetCount - 1) : 0;
         if (tagBits > 0) {
             bits.write(tagSets[0], tagBits);
         }
-        long previousDelta = 0;
-        long previousMantissa = decimals >= 0 ? mantissa(values[0], decimals) : 0;
         long previousBits = Double.doubleToRawLongBits(values[0]);
         int previousLeading = -1;
         int previousTrailing = 0;
@@ -113,13 +136,11 @@ public final class ChunkWriter {
             if (tagBits > 0) {
                 bits.write(tagSets[i], tagBits);
             }
-            long delta = timestamps[i] - timestamps[i - 1];
-            BitCodes.write(bits, delta - previousDelta, BitCodes.TIMESTAMP_WIDTHS);
-            previousDelta = delta;
+            if (i > 1) {
+                RiceCode.write(bits, timeCodes[i], timeK);
+            }
             if (decimals >= 0) {
-                long mantissa = mantissa(values[i], decimals);
-                BitCodes.write(bits, mantissa - previousMantissa, BitCodes.MANTISSA_WIDTHS);
-                previousMantissa = mantissa;
+                RiceCode.write(bits, valueCodes[i], valueK);
                 continue;
             }
             long valueBits = Double.doubleToRawLongBits(values[i]);
@@ -148,11 +169,14 @@ public final class ChunkWriter {
 
         int size = 1 + Varints.size(count) + Varints.size(tagSetCount);
         for (int s = 0; s < tagSetCount; s++) {
-            size += Varints.size(tagLengths[s]) + tagLengths[s];
+            size += Varints.size(compactTags[s].length) + compactTags[s].length;
         }
         long firstOffset = timestamps[0] - base;
         long firstMantissa = decimals >= 0 ? Varints.zigzag(mantissa(values[0], decimals)) : 0;
-        size += Varints.size(firstOffset) + (decimals >= 0 ? 1 + Varints.size(firstMantissa) : 8);
+        size += Varints.size(firstOffset) + (decimals >= 0 ? 1 + Varints.size(firstMantissa) + 2 : 8 + 1);
+        if (count > 1) {
+            size += Varints.size(Varints.zigzag(firstDelta));
+        }
         size += Varints.size(bitBytes) + bitBytes;
 
         byte[] chunk = new byte[size];
@@ -161,9 +185,9 @@ public final class ChunkWriter {
         at = Varints.put(chunk, at, count);
         at = Varints.put(chunk, at, tagSetCount);
         for (int s = 0; s < tagSetCount; s++) {
-            at = Varints.put(chunk, at, tagLengths[s]);
-            System.arraycopy(tagBytes, tagOffsets[s], chunk, at, tagLengths[s]);
-            at += tagLengths[s];
+            at = Varints.put(chunk, at, compactTags[s].length);
+            System.arraycopy(compactTags[s], 0, chunk, at, compactTags[s].length);
+            at += compactTags[s].length;
         }
         at = Varints.put(chunk, at, firstOffset);
         if (decimals >= 0) {
@@ -174,6 +198,13 @@ public final class ChunkWriter {
             for (int shift = 56; shift >= 0; shift -= 8) {
                 chunk[at++] = (byte) (first >>> shift);
             }
+        }
+        if (count > 1) {
+            at = Varints.put(chunk, at, Varints.zigzag(firstDelta));
+        }
+        chunk[at++] = (byte) timeK;
+        if (decimals >= 0) {
+            chunk[at++] = (byte) valueK;
         }
         at = Varints.put(chunk, at, bitBytes);
         System.arraycopy(bits.array(), 0, chunk, at, bitBytes);
@@ -230,7 +261,9 @@ public final class ChunkWriter {
         if (tagSetCount == tagOffsets.length) {
             tagOffsets = Arrays.copyOf(tagOffsets, tagSetCount * 2);
             tagLengths = Arrays.copyOf(tagLengths, tagSetCount * 2);
+            compactTags = Arrays.copyOf(compactTags, tagSetCount * 2);
         }
+        compactTags[tagSetCount] = TagSets.compact(tags, offset, length);
         if (tagBytesLength + length > tagBytes.length) {
             tagBytes = Arrays.copyOf(tagBytes, Math.max(tagBytes.length * 2, tagBytesLength + length));
         }

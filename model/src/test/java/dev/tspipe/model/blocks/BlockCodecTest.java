@@ -33,11 +33,11 @@ class BlockCodecTest {
         byte[] chunk = writer.toChunk();
 
         assertThat(HexFormat.ofDelimiter(" ").formatHex(chunk)).isEqualTo(
-                "10 03 01 13 00 00 00 01 00 00 00 04 75 6e 69 74 00 00 00 03 c2 b0 43 e8 07 02 b2 21 06 e0 d2 f0 8e 01 00");
-        // 10: version 1, decimal values; 03 readings; 01 tag set of 0x13 = 19 bytes (one tag, "unit" = "°C");
-        // e8 07: first at +1,000 ms; 02: two decimals; b2 21: zigzag 2,137; 06 bytes of bits:
-        // 1110 + 20 bits of 54,000 (the first delta of delta is the delta), 10 + 4 bits of +3 (2,140: 21.40),
-        // 10 + 8 bits of +1 (54,001 after 54,000), 0 (the same mantissa), 7 bits of padding
+                "10 03 01 0a 01 04 75 6e 69 74 03 c2 b0 43 e8 07 02 b2 21 e0 cb 06 00 01 02 e6 00");
+        // 10: version 1, decimal values; 03 readings; 01 tag set of 0a = 10 bytes: 01 tag, 04 "unit", 03 "°C";
+        // e8 07: the first at +1,000 ms; 02: two decimals; b2 21: zigzag 2,137; e0 cb 06: zigzag 54,000, the first delta;
+        // Rice parameters 00 (times) and 01 (values); 02 bytes of bits: the second value, zigzag +3 = 6 with k = 1:
+        // 1110 0; the third time, zigzag +1 (54,001 after 54,000) = 2 with k = 0: 110; the third value, 0: 0 0; padding
         BlockReader reader = new BlockReader().read(chunk, BLOCK);
         assertThat(reader.size()).isEqualTo(3);
         assertThat(reader.value(0)).isEqualTo(21.37);
@@ -142,7 +142,7 @@ class BlockCodecTest {
         for (Map.Entry<Long, double[]> expected : oracle.entrySet()) {
             assertThat(reader.timestamp(i)).isEqualTo(expected.getKey());
             assertThat(Double.doubleToRawLongBits(reader.value(i))).isEqualTo(Double.doubleToRawLongBits(expected.getValue()[0]));
-            assertThat(Arrays.copyOfRange(reader.bytes(), reader.tagsOffset(i), reader.tagsOffset(i) + reader.tagsLength(i)))
+            assertThat(Arrays.copyOfRange(reader.tagBytes(), reader.tagsOffset(i), reader.tagsOffset(i) + reader.tagsLength(i)))
                     .isEqualTo(oracleTags.get(expected.getKey()));
             assertThat(reader.indexOf(expected.getKey())).isEqualTo(i);
             i++;
