@@ -46,6 +46,15 @@ public record RawRow(double value, Map<String, String> tags) {
         return out.array();
     }
 
+    /** The value of a raw row's bytes, without reading its tags. */
+    public static double valueOf(byte[] bytes) {
+        long bits = 0;
+        for (int i = 0; i < 8; i++) {
+            bits = (bits << 8) | (bytes[i] & 0xFF);
+        }
+        return Double.longBitsToDouble(bits);
+    }
+
     public static RawRow fromBytes(byte[] bytes) {
         return read(ByteBuffer.wrap(bytes));
     }

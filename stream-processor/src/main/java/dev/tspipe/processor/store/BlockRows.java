@@ -81,7 +81,8 @@ final class BlockRows implements KeyValueIterator<Bytes, byte[]> {
     /** The smallest row key a reading of the block with key {@code blockKey} can have: that of its last millisecond. */
     static byte[] smallestKeyOf(byte[] blockKey, long spanMillis) {
         byte[] key = blockKey.clone();
-        RowKey.writeTimestamp(RowKey.timestampOf(blockKey) + spanMillis - 1, key, key.length - RowKey.TIMESTAMP_DIGITS);
+        long last = Math.min(RowKey.MAX_EPOCH_MILLIS, RowKey.timestampOf(blockKey) + spanMillis - 1);
+        RowKey.writeTimestamp(last, key, key.length - RowKey.TIMESTAMP_DIGITS);
         return key;
     }
 
