@@ -17,9 +17,10 @@ import java.util.Arrays;
  *   <tr><th>bytes</th><th>content</th></tr>
  *   <tr><td>8</td><td>sequence number, little-endian (0: RocksDB assigns it when writing)</td></tr>
  *   <tr><td>4</td><td>number of records, little-endian</td></tr>
- *   <tr><td>...</td><td>per record: its type ({@code 0x01} put, {@code 0x00} delete in the default column family;
- *       {@code 0x05} put, {@code 0x04} delete in another, then the column family id as a varint32); key length
- *       (varint32) and key; for a put, value length (varint32) and value</td></tr>
+ *   <tr><td>...</td><td>per record: its type ({@code 0x01} put, {@code 0x02} merge, {@code 0x00} delete in the
+ *       default column family; {@code 0x05} put, {@code 0x06} merge, {@code 0x04} delete in another, then the column
+ *       family id as a varint32); key length (varint32) and key; for a put or a merge, value length (varint32) and
+ *       value</td></tr>
  * </table>
  */
 final class BatchBuilder {
@@ -27,8 +28,10 @@ final class BatchBuilder {
     static final int HEADER_BYTES = 12;
     private static final byte TYPE_DELETION = 0x00;
     private static final byte TYPE_VALUE = 0x01;
+    private static final byte TYPE_MERGE = 0x02;
     private static final byte TYPE_COLUMN_FAMILY_DELETION = 0x04;
     private static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
+    private static final byte TYPE_COLUMN_FAMILY_MERGE = 0x06;
 
     private byte[] bytes;
     private int size = HEADER_BYTES;
@@ -75,6 +78,18 @@ final class BatchBuilder {
         RowKey.writeTimestamp(epochMillis, bytes, size + seriesPrefix.length);
         size += keyLength;
         count++;
+        writeVarint(length);
+        System.arraycopy(source, offset, bytes, size, length);
+        size += length;
+    }
+
+    /**
+     * Adds a merge of {@code length} bytes of {@code source} from {@code offset} into {@code key}: with the raw
+     * table's string-append operator, the bytes are appended to the stored value (a block gets a chunk).
+     */
+    void merge(int columnFamily, byte[] key, byte[] source, int offset, int length) {
+        ensure(encodedLength(columnFamily, key.length, length));
+        writeHead(columnFamily == 0 ? TYPE_MERGE : TYPE_COLUMN_FAMILY_MERGE, columnFamily, key);
         writeVarint(length);
         System.arraycopy(source, offset, bytes, size, length);
         size += length;

@@ -13,15 +13,19 @@ import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** RocksDB reads a {@link BatchBuilder}'s bytes as the puts and deletes that were added, in order (seeded, random sizes and ids). */
+/** RocksDB reads a {@link BatchBuilder}'s bytes as the puts, merges and deletes that were added, in order (seeded, random sizes and ids). */
 class BatchBuilderTest {
 
-    /** A put, or a delete when {@code value} is null. */
-    private record Put(int columnFamily, byte[] key, byte[] value) {
+    /** A put (or a merge), or a delete when {@code value} is null. */
+    private record Put(int columnFamily, byte[] key, byte[] value, boolean merge) {
+        Put(int columnFamily, byte[] key, byte[] value) {
+            this(columnFamily, key, value, false);
+        }
+
         @Override
         public boolean equals(Object other) {
             return other instanceof Put p && p.columnFamily == columnFamily && Arrays.equals(p.key, key)
-                    && Arrays.equals(p.value, value);
+                    && Arrays.equals(p.value, value) && p.merge == merge;
         }
 
         @Override
@@ -31,7 +35,7 @@ class BatchBuilderTest {
 
         @Override
         public String toString() {
-            return "put(cf " + columnFamily + ", " + key.length + " key bytes, " + value.length + " value bytes)";
+            return (merge ? "merge" : "put") + "(cf " + columnFamily + ", " + key.length + " key bytes, " + value.length + " value bytes)";
         }
     }
 
@@ -62,6 +66,13 @@ class BatchBuilderTest {
                     byte[] source = new byte[value.length + 5];
                     System.arraycopy(value, 0, source, 5, value.length);
                     builder.putRow(cf, prefix, millis, source, 5, value.length);
+                } else if (random.nextInt(4) == 0) {
+                    // A chunk appended to a block.
+                    byte[] source = new byte[value.length + 2];
+                    System.arraycopy(value, 0, source, 1, value.length);
+                    builder.merge(cf, key, source, 1, value.length);
+                    puts.add(new Put(cf, key, value, true));
+                    continue;
                 } else if (random.nextBoolean()) {
                     builder.put(cf, key, value);
                 } else {
@@ -86,12 +97,12 @@ class BatchBuilderTest {
 
                 @Override
                 public void merge(int columnFamilyId, byte[] key, byte[] value) {
-                    throw new AssertionError("merge");
+                    read.add(new Put(columnFamilyId, key, value, true));
                 }
 
                 @Override
                 public void merge(byte[] key, byte[] value) {
-                    throw new AssertionError("merge");
+                    read.add(new Put(0, key, value, true));
                 }
 
                 @Override
