@@ -20,6 +20,7 @@ import java.util.List;
  * @param skipBaseline  skip the naive baseline
  * @param baselineGraceSeconds grace of the baseline's second run (0: no second run)
  * @param skipCeiling   skip the ceiling run (decode and validate only, nothing stored)
+ * @param skipQuestDb   skip the peer column: QuestDB given the same readings over ILP/HTTP
  * @param skipQueries   skip the query-latency phase
  * @param skipRestore   skip the restore phase
  * @param queryRates    request rates of the query phase, per second
@@ -31,8 +32,8 @@ import java.util.List;
  */
 @com.fasterxml.jackson.annotation.JsonAutoDetect(fieldVisibility = com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility.ANY)
 record BenchOptions(long readings, int devices, int metrics, int partitions, int spanHours, int threads, int catchUpTimeoutSeconds, Path out,
-                    boolean skipBaseline, int baselineGraceSeconds, boolean skipCeiling, boolean skipQueries, boolean skipRestore,
-                    List<Integer> queryRates, int querySeconds, int settleSeconds, int ingestRate, boolean profile,
+                    boolean skipBaseline, int baselineGraceSeconds, boolean skipCeiling, boolean skipQuestDb, boolean skipQueries,
+                    boolean skipRestore, List<Integer> queryRates, int querySeconds, int settleSeconds, int ingestRate, boolean profile,
                     List<String> nodeJvmOptions) {
 
     static final String USAGE = """
@@ -43,8 +44,9 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
               --partitions P      partitions of the input topic (12)
               --span-hours H      event time covered by the readings (3)
               --threads T         stream threads of both applications (1)
-              --catch-up-timeout-seconds S  longest catch-up per application; then the throughput
-                                  is what it committed so far, marked caughtUp=false (150)
+              --catch-up-timeout-seconds S  longest catch-up per application (and QuestDB's, until
+                                  queryable); then the throughput is what it committed (counted)
+                                  so far, marked caughtUp=false (queryable=false) (150)
               --baseline-grace-seconds G  grace of a second baseline run; 0: none (14400:
                                   longer than the span, so that it drops nothing)
               --out DIR           folder of the JSON result (bench/results)
@@ -53,13 +55,14 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
               --settle-seconds S  longest wait for both instances to go idle before the queries (30)
               --ingest-rate R     fresh readings per second written while the queries run; 0: the
                                   instances are idle during the queries (20000)
-              --node-jvm-opts S   JVM options of the application processes, space-separated (-Xmx1g)
-              --skip-baseline --skip-ceiling --skip-queries --skip-restore --no-profile
+              --node-jvm-opts S   JVM options of the application processes and of QuestDB's,
+                                  space-separated (-Xmx1g)
+              --skip-baseline --skip-ceiling --skip-questdb --skip-queries --skip-restore --no-profile
             """;
 
     static BenchOptions defaults() {
         return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, 150, Path.of("bench", "results"), false, 4 * 3600, false, false, false,
-                List.of(200, 1_000), 15, 30, 20_000, true, List.of("-Xmx1g"));
+                false, List.of(200, 1_000), 15, 30, 20_000, true, List.of("-Xmx1g"));
     }
 
     static BenchOptions parse(String... args) {
@@ -75,6 +78,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
         boolean skipBaseline = false;
         int baselineGraceSeconds = o.baselineGraceSeconds;
         boolean skipCeiling = false;
+        boolean skipQuestDb = false;
         boolean skipQueries = false;
         boolean skipRestore = false;
         List<Integer> rates = o.queryRates;
@@ -88,6 +92,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
             switch (name) {
                 case "--skip-baseline" -> skipBaseline = true;
                 case "--skip-ceiling" -> skipCeiling = true;
+                case "--skip-questdb" -> skipQuestDb = true;
                 case "--skip-queries" -> skipQueries = true;
                 case "--skip-restore" -> skipRestore = true;
                 case "--no-profile" -> profile = false;
@@ -124,7 +129,8 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
             }
         }
         return new BenchOptions(readings, devices, metrics, partitions, spanHours, threads, catchUpTimeoutSeconds, out, skipBaseline,
-                baselineGraceSeconds, skipCeiling, skipQueries, skipRestore, rates, querySeconds, settleSeconds, ingestRate, profile, jvm);
+                baselineGraceSeconds, skipCeiling, skipQuestDb, skipQueries, skipRestore, rates, querySeconds, settleSeconds, ingestRate,
+                profile, jvm);
     }
 
     private static long positiveLong(String name, String value) {

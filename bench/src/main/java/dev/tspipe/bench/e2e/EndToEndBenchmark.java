@@ -40,7 +40,8 @@ import java.util.stream.Stream;
  * decode and validate, store nothing) and tspipe's topology, each application in its own JVM
  * ({@link NodeMain}), with the changelog bytes and records each left on the broker; then query
  * latency on an owner and through a forwarding instance while fresh readings arrive
- * ({@link IngestLoad}), and a restore from the changelogs. Writes {@code <out>/e2e-<time>.json}
+ * ({@link IngestLoad}), and a restore from the changelogs. The user's alternative, QuestDB, takes the same readings
+ * in the same run ({@link QuestDbCatchUp}). Writes {@code <out>/e2e-<time>.json}
  * and prints a markdown table.
  */
 public final class EndToEndBenchmark {
@@ -112,6 +113,11 @@ public final class EndToEndBenchmark {
             if (!options.skipCeiling()) {
                 result.put("ceiling", catchUp(context, "noop", Duration.ZERO, input));
             }
+            if (!options.skipQuestDb()) {
+                // Right before tspipe's catch-up, so that the machine's drift moves the ratio of the two the least.
+                result.put("questdb", new QuestDbCatchUp(options.nodeJvmOptions(), options.out().resolve("e2e-" + runId + "-questdb.log"),
+                        Duration.ofSeconds(options.catchUpTimeoutSeconds())).run(input.rows(), work.resolve("questdb")));
+            }
             Map<String, Object> tspipe = catchUp(context, "tspipe", Duration.ZERO, input);
             result.put("tspipe", tspipe);
             result.put("ratios", ratios());
@@ -139,7 +145,7 @@ public final class EndToEndBenchmark {
         Map<String, Object> limit = new LinkedHashMap<>();
         long generateStart = System.nanoTime();
         InputData input = InputData.generate(Math.toIntExact(options.readings()), options.devices(), options.metrics(),
-                Duration.ofHours(options.spanHours()), context.registryUrl());
+                Duration.ofHours(options.spanHours()), context.registryUrl(), !options.skipQuestDb());
         limit.put("generateSeconds", seconds(System.nanoTime() - generateStart));
         limit.put("meanValueBytes", round(input.valueBytes() / (double) input.count(), 1));
 
@@ -447,6 +453,9 @@ public final class EndToEndBenchmark {
         if (result.containsKey("ceiling")) {
             ratios.put("tspipeOverCeiling", round(tspipe / figure("ceiling", "catchUpReadingsPerSecond"), 3));
         }
+        if (result.containsKey("questdb")) {
+            ratios.put("tspipeOverQuestDb", round(tspipe / figure("questdb", "rowsPerSecondUntilQueryable"), 3));
+        }
         ratios.put("tspipeOverConsumeLimit", round(tspipe / figure("limit", "consumeReadingsPerSecond"), 3));
         ratios.put("tspipeOverProduceLimit", round(tspipe / figure("limit", "produceReadingsPerSecond"), 3));
         return ratios;
@@ -542,12 +551,12 @@ public final class EndToEndBenchmark {
         }
     }
 
-    private static long processCpuNanos() {
+    static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
 
-    private static long directoryBytes(Path dir) {
+    static long directoryBytes(Path dir) {
         if (!Files.exists(dir)) {
             return 0;
         }
@@ -558,7 +567,7 @@ public final class EndToEndBenchmark {
         }
     }
 
-    private static void deleteRecursively(Path dir) {
+    static void deleteRecursively(Path dir) {
         if (dir == null || !Files.exists(dir)) {
             return;
         }
@@ -569,11 +578,11 @@ public final class EndToEndBenchmark {
         }
     }
 
-    private static double seconds(long nanos) {
+    static double seconds(long nanos) {
         return round(nanos / 1e9, 2);
     }
 
-    private static long perSecond(long count, long nanos) {
+    static long perSecond(long count, long nanos) {
         return Math.round(count / (nanos / 1e9));
     }
 

@@ -40,17 +40,23 @@ final class InputData {
     private final long[] timestamps;
     private final List<Series> series;
     private final ReadingGenerator.Options generated;
+    private final ReadingRows rows;
 
-    private InputData(byte[][] keys, byte[][] values, long[] timestamps, List<Series> series, ReadingGenerator.Options generated) {
+    private InputData(byte[][] keys, byte[][] values, long[] timestamps, List<Series> series, ReadingGenerator.Options generated,
+                      ReadingRows rows) {
         this.keys = keys;
         this.values = values;
         this.timestamps = timestamps;
         this.series = series;
         this.generated = generated;
+        this.rows = rows;
     }
 
-    /** Readings spread evenly over {@code span} of event time, ending 5 minutes ago: none expired, none in the future. */
-    static InputData generate(int count, int devices, int metrics, Duration span, String registryUrl) {
+    /**
+     * Readings spread evenly over {@code span} of event time, ending 5 minutes ago: none expired, none in the future.
+     * With {@code keepRows}, the readings are also kept as {@link #rows()}, for a peer fed from memory.
+     */
+    static InputData generate(int count, int devices, int metrics, Duration span, String registryUrl, boolean keepRows) {
         Instant start = Instant.now().minus(span).minus(Duration.ofMinutes(5));
         double rate = count / (double) span.toSeconds();
         ReadingGenerator generator = new ReadingGenerator(ReadingGenerator.Options.of(devices, metrics, rate, start));
@@ -59,15 +65,27 @@ final class InputData {
         byte[][] values = new byte[count][];
         long[] timestamps = new long[count];
         Set<Series> series = new LinkedHashSet<>();
+        ReadingRows rows = keepRows ? new ReadingRows(count) : null;
         for (int i = 0; i < count; i++) {
             Reading reading = generator.next();
+            if (rows != null) {
+                rows.add(reading);
+            }
             keys[i] = reading.getDeviceId().getBytes(StandardCharsets.UTF_8);
             values[i] = avro.serialize(EndToEndBenchmark.INPUT_TOPIC, reading);
             timestamps[i] = reading.getTimestamp().toEpochMilli();
             series.add(new Series(reading.getDeviceId(), reading.getMetric()));
         }
         avro.close();
-        return new InputData(keys, values, timestamps, List.copyOf(series), generator.options());
+        return new InputData(keys, values, timestamps, List.copyOf(series), generator.options(), rows);
+    }
+
+    /** The readings themselves, in input order: the same devices, metrics, timestamps, values and tags as the topic's. */
+    ReadingRows rows() {
+        if (rows == null) {
+            throw new IllegalStateException("the input was generated without keeping its rows");
+        }
+        return rows;
     }
 
     /** tspipe's Avro serializer in the Confluent wire format, through the registry: how every reading of the harness is written. */

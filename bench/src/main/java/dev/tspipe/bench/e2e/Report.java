@@ -48,6 +48,16 @@ final class Report {
                         f.get("loadAverageBefore") + " → " + f.get("loadAverageAfter")));
             }
         }
+        Map<String, Object> questdb = (Map<String, Object>) result.get("questdb");
+        if (questdb != null) {
+            String state = Boolean.TRUE.equals(questdb.get("queryable")) ? ""
+                    : ", NOT queryable: " + questdb.get("rowsCounted") + " of " + questdb.get("distinctKeys") + " rows counted in the time limit";
+            md.append(row("QuestDB until queryable (ILP/HTTP, one sender, DEDUP UPSERT KEYS; " + questdb.get("rowsSent") + " rows sent"
+                            + state + "; rows/s)", questdb.get("rowsPerSecondUntilQueryable"), questdb.get("secondsUntilQueryable"),
+                    questdb.get("cpuSeconds"), questdb.get("cpuMicrosPerRow"), questdb.get("senderCpuSeconds") + " (sender, idle broker)",
+                    questdb.get("peakRssMiB"), questdb.get("bytesPerRow") + " (" + questdb.get("bytesPerRowWithoutWal") + " without the WAL)",
+                    "", "", questdb.get("loadAverageBefore") + " → " + questdb.get("loadAverageAfter")));
+        }
         Map<String, Object> tspipe = (Map<String, Object>) result.get("tspipe");
         Map<String, Object> restore = tspipe == null ? null : (Map<String, Object>) tspipe.get("restore");
         if (restore != null) {

@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The harness runs end to end on tiny sizes and its result holds every figure. Nothing is timed
  * or compared here: the figures of a tiny run mean nothing; docs/benchmarks.md has a real run.
  * Every phase runs, the query phase with one 1-second step per endpoint and target while fresh
- * readings are written (a second instance joins); the whole test takes about a minute.
+ * readings are written (a second instance joins), and QuestDB takes the same readings (its column adds a few seconds:
+ * its JVM's start and a catch-up of 2,000 rows); the whole test takes about a minute.
  */
 class EndToEndBenchmarkTest {
 
@@ -43,7 +44,10 @@ class EndToEndBenchmarkTest {
                 "/tspipe/changelogs/bytesPerReading", "/tspipe/changelogs/recordsPerReading",
                 "/tspipe/restore/rowsPerSecond", "/tspipe/restore/changelogRecordsRestored",
                 "/tspipe/profile/executionSamples",
-                "/ratios/tspipeOverBaseline", "/ratios/tspipeOverCeiling", "/ratios/tspipeOverConsumeLimit",
+                "/questdb/rowsPerSecondUntilQueryable", "/questdb/secondsUntilQueryable", "/questdb/cpuSeconds",
+                "/questdb/cpuMicrosPerRow", "/questdb/senderCpuSeconds", "/questdb/peakRssMiB", "/questdb/bytesPerRow",
+                "/questdb/bytesPerRowWithoutWal",
+                "/ratios/tspipeOverBaseline", "/ratios/tspipeOverCeiling", "/ratios/tspipeOverQuestDb", "/ratios/tspipeOverConsumeLimit",
                 "/ratios/tspipeOverProduceLimit"))
                 .allSatisfy(pointer -> assertThat(result.at(pointer).isNumber()).as(pointer).isTrue());
         assertThat(result.at("/tspipe/catchUpReadingsPerSecond").asDouble()).isPositive();
@@ -61,6 +65,23 @@ class EndToEndBenchmarkTest {
         assertThat(result.at("/ceiling/catchUpReadingsPerSecond").asDouble()).isPositive();
         assertThat(result.at("/ceiling/changelogs/records").asLong()).isZero();
         assertThat(result.at("/ratios/tspipeOverCeiling").asDouble()).isPositive();
+
+        // QuestDB was given every reading, and a count over HTTP saw each as a row of its own (this input has no two
+        // readings of a series in one millisecond): its WAL applied, nothing suspended, the table on disk.
+        JsonNode questdb = result.at("/questdb");
+        assertThat(questdb.path("version").asText()).isEqualTo("9.2.2");
+        assertThat(questdb.path("rowsSent").asLong()).isEqualTo(READINGS);
+        assertThat(questdb.path("distinctKeys").asLong()).isEqualTo(READINGS);
+        assertThat(questdb.path("rowsCounted").asLong()).isEqualTo(READINGS);
+        assertThat(questdb.path("queryable").asBoolean()).isTrue();
+        assertThat(questdb.path("walSuspended").asBoolean()).isFalse();
+        assertThat(questdb.path("walWriterTxn").asLong()).isPositive().isEqualTo(questdb.path("walSequencerTxn").asLong());
+        assertThat(questdb.path("rowsPerSecondUntilQueryable").asDouble()).isPositive();
+        assertThat(questdb.path("secondsUntilQueryable").asDouble()).isGreaterThanOrEqualTo(questdb.path("sendSeconds").asDouble());
+        assertThat(questdb.path("tableBytes").asLong()).isGreaterThan(questdb.path("walBytes").asLong());
+        // A row is at least its timestamp and value (8 bytes each) and three 4-byte symbol keys.
+        assertThat(questdb.path("bytesPerRowWithoutWal").asDouble()).isGreaterThanOrEqualTo(28);
+        assertThat(result.at("/ratios/tspipeOverQuestDb").asDouble()).isPositive();
 
         // tspipe's changelogs: every topic is one of its own and the total is their sum. (Since the series store, a
         // changelog record holds all of a series' new rows of one commit, so there is no fixed ratio to readings.)
@@ -98,7 +119,8 @@ class EndToEndBenchmarkTest {
         assertThat(result.at("/tspipe/readingsInState").asLong()).isEqualTo(READINGS + ingest.path("acknowledged").asLong());
 
         assertThat(Report.markdown(new ObjectMapper().readValue(file.toFile(), java.util.Map.class)))
-                .contains("tspipe catch-up", "baseline catch-up", "ceiling", "tspipe restore", "changelog topic",
+                .contains("tspipe catch-up", "baseline catch-up", "ceiling", "QuestDB until queryable", "tspipeOverQuestDb", "tspipe restore",
+                        "changelog topic",
                         "Queries under ingest", "ingest readings/s");
     }
 }
