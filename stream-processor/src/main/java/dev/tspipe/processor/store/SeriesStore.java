@@ -2,7 +2,6 @@ package dev.tspipe.processor.store;
 
 import dev.tspipe.model.keys.MalformedKeyException;
 import dev.tspipe.model.keys.RowKey;
-import dev.tspipe.model.rows.Rollup;
 import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -358,7 +357,7 @@ public final class SeriesStore implements AutoCloseable {
         } else if (!correction) {
             bucket.add(value, epochMillis);
         } else if (bucket.extremeIs(oldValue) && start >= streamTime - spec.retentionMs(Table.RAW)) {
-            bucket.set(recompute(buffer, step, start));
+            recompute(bucket, buffer, step, start);
         } else {
             // The bucket reaches past the raw lifecycle: its raw rows are partly gone, so adjust in place.
             bucket.replace(oldValue, value, epochMillis);
@@ -366,8 +365,8 @@ public final class SeriesStore implements AutoCloseable {
         bucket.dirty = true;
     }
 
-    /** The bucket from its raw rows (the new value already written), newest first: exact min and max again. */
-    private Rollup recompute(SeriesBuffer buffer, RollupStep step, long start) {
+    /** The bucket again from its raw rows (the new value already written), newest first: exact min and max again. */
+    private void recompute(SeriesBuffer.Bucket bucket, SeriesBuffer buffer, RollupStep step, long start) {
         long end = start + step.sizeMillis();
         NavigableMap<Long, Double> values = new TreeMap<>();
         try (KeyValueIterator<Bytes, byte[]> rows = range(Table.RAW, RowKey.withTimestamp(buffer.prefix, end - 1),
@@ -383,11 +382,14 @@ public final class SeriesStore implements AutoCloseable {
                 values.put(millis, arena.value(buffer.rows.offset(i)));
             }
         }
-        Rollup bucket = null;
+        bucket.clear();
         for (Map.Entry<Long, Double> row : values.descendingMap().entrySet()) {
-            bucket = bucket == null ? Rollup.of(row.getValue(), row.getKey()) : bucket.add(row.getValue(), row.getKey());
+            if (bucket.isEmpty()) {
+                bucket.first(row.getValue(), row.getKey());
+            } else {
+                bucket.add(row.getValue(), row.getKey());
+            }
         }
-        return bucket;
     }
 
     private SeriesBuffer buffer(byte[] rowKey) {
