@@ -8,6 +8,8 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The restore of a task's tables from their changelogs (docs/storage.md, "Restore: how the rows are written"): the
@@ -18,10 +20,12 @@ import org.rocksdb.WriteBatch;
  * only with or after the rows they cover, so a crash replays what was not written yet.
  *
  * <p>Thread rule: the thread that restores the task (Kafka Streams' state updater: restore calls and commit reports);
- * the stream thread writes what is left ({@link #end}) when it takes the task over. Never two at once.
+ * the stream thread writes what is left ({@link #end}) when it takes the task over, the closing thread under
+ * {@link Segments}' write lock ({@link #writeBeforeClose}). Never two at once.
  */
 final class ChangelogRestore {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ChangelogRestore.class);
     /** Rows written by restores (all tables) in this JVM: what a restore costs, measured in rows, not changelog records. */
     private static final LongAdder ROWS_RESTORED = new LongAdder();
     /** Of those, rows not written because a later row of the same key came before they were (RestoreBatch). */
@@ -138,6 +142,23 @@ final class ChangelogRestore {
         }
         time.publish();
         written.run();
+    }
+
+    /**
+     * The store closes cleanly (its write lock held): rows still collected are written. They come from committed
+     * changelog records: written rather than dropped, so that nothing (a downgrade checkpoint of Kafka Streams' own
+     * restored offsets, say) can count on rows that are not there. A failure is logged: the restore starts again.
+     */
+    void writeBeforeClose() {
+        if (collected.isEmpty()) {
+            return;
+        }
+        try {
+            write();
+        } catch (RuntimeException e) {
+            LOG.warn("Could not write the restored rows of the series store in {} before closing it; its restore "
+                    + "starts again from the stored changelog offsets: {}", database.dir(), e.toString());
+        }
     }
 
     /** The stream thread writes: rows still collected are written first, and the arrays a restore grew are let go. */

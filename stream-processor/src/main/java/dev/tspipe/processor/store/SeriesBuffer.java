@@ -5,7 +5,7 @@ import dev.tspipe.model.rows.RollupCounters;
 import java.nio.ByteBuffer;
 
 /**
- * The write-back buffer of one series in a {@link SeriesStore}: what the stream thread wrote since the
+ * The write-back buffer of one series in the {@link WriteBuffer}: what the stream thread wrote since the
  * last flush (raw rows, buckets, the latest reading), and what it knows for sure about the series'
  * stored state (its latest timestamp and the current bucket of each resolution), so that in-order
  * readings need no read from RocksDB and no map lookup: a reading either falls into the current bucket

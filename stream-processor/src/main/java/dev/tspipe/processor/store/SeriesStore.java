@@ -9,8 +9,6 @@ import java.util.concurrent.locks.Lock;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The state of one task: raw rows, 1m/1h/1d buckets and the latest reading of every series of the task's Kafka
@@ -48,7 +46,6 @@ public final class SeriesStore implements AutoCloseable {
 
     /** The subdirectory of the task directory that holds the database. */
     public static final String DIRECTORY = "series";
-    private static final Logger LOG = LoggerFactory.getLogger(SeriesStore.class);
 
     private final SeriesStoreSpec spec;
     private final KeyspaceActivity keyspace = new KeyspaceActivity();
@@ -93,10 +90,7 @@ public final class SeriesStore implements AutoCloseable {
         return ChangelogRestore.rowsRestored();
     }
 
-    /**
-     * Of {@link #rowsRestored()}, the rows a restore did not write because a later row of the same key (a bucket or
-     * latest value changed by a later commit) came in before they were written: what the restore did not have to do.
-     */
+    /** Of {@link #rowsRestored()}, the rows not written because a later row of the same key came before they were. */
     public static long rowsSupersededInRestore() {
         return ChangelogRestore.rowsSuperseded();
     }
@@ -117,13 +111,9 @@ public final class SeriesStore implements AutoCloseable {
     }
 
     /**
-     * Stores one reading: its raw row under {@code rowKey}, its 1m/1h/1d buckets and the series' latest reading. The
-     * same row again is a no-op; another value at the same timestamp replaces the row and corrects every bucket (min
-     * and max recomputed from the raw rows when the old value was one of them and the bucket is within the raw
-     * lifecycle). The caller has checked the reading against stream time.
-     *
-     * @param row   the raw row's bytes ({@code RawRow.toBytes()}), canonical
-     * @param value the reading's value (the row's first field)
+     * Stores one reading: its raw row under {@code rowKey}, its 1m/1h/1d buckets and the series' latest reading; the
+     * same row again is a no-op, another value at the same timestamp a correction ({@link WriteBuffer}). The caller has
+     * checked the reading against stream time. {@code row}: the raw row's canonical bytes; {@code value}: its value.
      */
     public Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
         database.validateUsable();
@@ -136,10 +126,7 @@ public final class SeriesStore implements AutoCloseable {
         return writes.ingest(rowKey, epochMillis, row, value);
     }
 
-    /**
-     * Runs {@code action} on the stream thread at the start of every flush, before the store's own work: for what is
-     * counted per reading and published once per commit (the pipeline's counters).
-     */
+    /** Runs {@code action} on the stream thread at the start of every flush: for counters published once per commit. */
     public void beforeEachFlush(Runnable action) {
         beforeFlush.add(action);
     }
@@ -161,9 +148,8 @@ public final class SeriesStore implements AutoCloseable {
     }
 
     /**
-     * Kafka Streams reports, after the task's transaction committed, the changelog offset up to which {@code table}'s
-     * store is covered ({@code StateStore.commit}); see {@link CommitProtocol#committed}. Restored rows come from
-     * committed changelog records: written whatever the task's own transaction does, and before the offsets.
+     * Kafka Streams reports a commit of {@code table}'s store ({@code StateStore.commit}; {@link CommitProtocol#committed}).
+     * Restored rows come from committed changelog records: written whatever the transaction did, and before the offsets.
      */
     public void committed(Table table, Long changelogOffset, boolean transactionOpen) {
         database.validateUsable();
@@ -202,27 +188,27 @@ public final class SeriesStore implements AutoCloseable {
         }
     }
 
-    /** See {@link SegmentReads#get}. */
+    /** The stored value of {@code key} in {@code table} as of the last applied commit, or null ({@link SegmentReads#get}). */
     public byte[] get(Table table, byte[] key) {
         return reads.get(table, key);
     }
 
-    /** See {@link SegmentReads#range}. */
+    /** The rows of {@code table} in {@code [lower, upperExclusive)}, to be closed ({@link SegmentReads#range}). */
     public KeyValueIterator<Bytes, byte[]> range(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
         return reads.range(table, lower, upperExclusive, reverse);
     }
 
-    /** Sum of RocksDB's key estimates over {@code table}'s segments; may count expired rows not yet dropped. */
+    /** Sum of RocksDB's key estimates over {@code table}'s segments ({@link SizeEstimates#approximateRows}). */
     public long approximateRows(Table table) {
         return estimates.approximateRows(table);
     }
 
-    /** Per live segment of {@code table}, oldest first: its span, estimated rows, bytes and compression. */
+    /** Per live segment of {@code table}, oldest first: span, estimated rows, bytes, compression. */
     public List<SegmentStatistics> segmentStatistics(Table table) {
         return estimates.segmentStatistics(table);
     }
 
-    /** The devices of this store with RocksDB's estimates of what each holds in {@code table}; see {@link SizeEstimates}. */
+    /** The devices with a latest reading, and RocksDB's estimates of their bytes and rows in {@code table}. */
     public List<DeviceVolume> deviceVolumes(Table table) {
         return estimates.deviceVolumes(table);
     }
@@ -241,10 +227,7 @@ public final class SeriesStore implements AutoCloseable {
         return commits.sentBatches();
     }
 
-    /**
-     * Closes the database (memtables flushed first); rows a restore collected are written first, writes of the stream
-     * thread not applied are dropped (the task's transaction did not commit them, or the changelog has them).
-     */
+    /** Closes the store: collected restored rows written, unapplied writes dropped, memtables flushed (docs/storage.md). */
     @Override
     public void close() {
         close(true);
@@ -262,15 +245,8 @@ public final class SeriesStore implements AutoCloseable {
             if (!database.isOpen()) {
                 return;
             }
-            if (flush && !database.hasFailed() && restore.hasRows()) {
-                // Restored rows come from committed changelog records: written rather than dropped, so that nothing
-                // (a downgrade checkpoint of Kafka Streams' own restored offsets, say) can count on rows that are not there.
-                try {
-                    restore.write();
-                } catch (RuntimeException e) {
-                    LOG.warn("Could not write the restored rows of the series store in {} before closing it; its restore "
-                            + "starts again from the stored changelog offsets: {}", database.dir(), e.toString());
-                }
+            if (flush && !database.hasFailed()) {
+                restore.writeBeforeClose();
             }
             database.markClosed();
             reads.closeAll();
