@@ -20,6 +20,8 @@ import java.nio.ByteBuffer;
  * <p>A bucket of one reading (count 1, and sum, min, max and last the same bits) is written in 16 bytes: the value
  * (double bits) and its timestamp. Most 1-minute buckets hold one reading (a device that reports every minute or
  * less often), so this is what most of {@code rollups-1m} holds. Readers take both lengths.
+ *
+ * <p>How readings change the counters is written once, in {@link RollupCounters}.
  */
 public record Rollup(long count, double sum, double min, double max, double last, long lastEpochMillis) {
 
@@ -28,33 +30,21 @@ public record Rollup(long count, double sum, double min, double max, double last
 
     /** The bucket of a single reading. */
     public static Rollup of(double value, long epochMillis) {
-        return new Rollup(1, value, value, value, value, epochMillis);
+        RollupCounters counters = new RollupCounters();
+        counters.first(value, epochMillis);
+        return counters.toRollup();
     }
 
     public double mean() {
         return count == 0 ? Double.NaN : sum / count;
     }
 
-    /** This bucket with one more reading. */
+    /** This bucket with one more reading ({@link RollupCounters#add}: the one arithmetic of a bucket). */
     public Rollup add(double value, long epochMillis) {
-        boolean newer = epochMillis >= lastEpochMillis;
-        return new Rollup(count + 1, sum + value, Math.min(min, value), Math.max(max, value),
-                newer ? value : last, newer ? epochMillis : lastEpochMillis);
-    }
-
-    /**
-     * This bucket with the reading at {@code epochMillis} changed from {@code oldValue} to
-     * {@code newValue}, when the bucket's min and max do not depend on the old value (the caller
-     * recomputes the bucket from the raw rows when they do).
-     */
-    public Rollup replace(double oldValue, double newValue, long epochMillis) {
-        return new Rollup(count, sum - oldValue + newValue, Math.min(min, newValue), Math.max(max, newValue),
-                epochMillis == lastEpochMillis ? newValue : last, lastEpochMillis);
-    }
-
-    /** Whether a replaced value could have been this bucket's min or max, so that they must be recomputed. */
-    public boolean extremeIs(double value) {
-        return Double.compare(value, min) == 0 || Double.compare(value, max) == 0;
+        RollupCounters counters = new RollupCounters();
+        counters.set(this);
+        counters.add(value, epochMillis);
+        return counters.toRollup();
     }
 
     public byte[] toBytes() {
@@ -89,7 +79,9 @@ public record Rollup(long count, double sum, double min, double max, double last
     public static Rollup fromBytes(byte[] bytes) {
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
         if (bytes.length == SINGLE_SIZE) {
-            return of(buffer.getDouble(), buffer.getLong());
+            // The short layout of a bucket of one reading: count 1, and sum, min, max and last that value.
+            double value = buffer.getDouble();
+            return new Rollup(1, value, value, value, value, buffer.getLong());
         }
         if (bytes.length != SIZE) {
             throw new IllegalArgumentException("a rollup is " + SINGLE_SIZE + " or " + SIZE + " bytes, not " + bytes.length);

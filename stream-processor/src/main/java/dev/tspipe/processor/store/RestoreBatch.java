@@ -24,6 +24,9 @@ import java.util.List;
  *       a Java array first), in RocksDB's own batch format (the one its write-ahead log stores:
  *       {@code db/write_batch.cc}), checked byte for byte against RocksDB's by {@code RestoreBatchTest}.</li>
  * </ul>
+ *
+ * <p>Thread rule: that of {@link ChangelogRestore}, which owns it: one thread at a time, the one restoring the task or
+ * the one that took it over.
  */
 final class RestoreBatch {
 

@@ -10,6 +10,9 @@ import org.rocksdb.RocksDBException;
  * One segment of one table: a RocksDB column family named {@code <store name>.<id>} holding the
  * rows whose timestamp is in {@code [id × span, (id + 1) × span)}. Dropped whole (the column family is
  * dropped) when all of its span has expired.
+ *
+ * <p>Thread rule: any thread that holds {@link Segments}' read lock (or the thread that writes the store, which alone
+ * drops segments); the memory budget's balancing pass may flush it from any thread until it is unregistered.
  */
 final class Segment implements RocksDbMemory.Memtable {
 

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -22,13 +23,15 @@ import org.rocksdb.Slice;
  * one segment (the one of its timestamp), so the merge never sees a key twice; the store opens it
  * only on the segments that overlap the range's time span.
  *
- * <p>Every method holds the store's read lock; the stream thread drops a segment under the write
- * lock and then calls {@link #segmentDropped}, which releases that segment's iterator (all its rows
- * are expired, so the merge would have skipped them anyway).
+ * <p>Thread rule: any reader thread; every method holds {@link Segments}' read lock. The writing thread drops a
+ * segment under the write lock and first calls {@link #segmentDropped}, which releases that segment's iterator (all
+ * its rows are expired, so the merge would have skipped them anyway).
  */
 final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
-    private final SeriesStore store;
+    private final SegmentReads reads;
+    private final Lock readLock;
+    private final StreamTime time;
     private final Table table;
     private final PriorityQueue<Source> heap;
     private final List<Source> sources = new ArrayList<>();
@@ -39,9 +42,11 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
      * @param lower          first key (inclusive), or null for unbounded
      * @param upperExclusive first key after the range, or null for unbounded
      */
-    SegmentIterator(SeriesStore store, Table table, RocksDB db, List<Segment> segments, byte[] lower,
-                      byte[] upperExclusive, boolean reverse) {
-        this.store = store;
+    SegmentIterator(SegmentReads reads, StreamTime time, Table table, RocksDB db, List<Segment> segments, byte[] lower,
+                    byte[] upperExclusive, boolean reverse) {
+        this.reads = reads;
+        this.readLock = reads.readLock();
+        this.time = time;
         this.table = table;
         Comparator<Source> order = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
         this.heap = new PriorityQueue<>(Math.max(1, segments.size()), reverse ? order.reversed() : order);
@@ -85,14 +90,14 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
     @Override
     public void close() {
-        store.readLock().lock();
+        readLock.lock();
         try {
             if (!closed) {
                 release();
-                store.iteratorClosed(this);
+                reads.iteratorClosed(this);
             }
         } finally {
-            store.readLock().unlock();
+            readLock.unlock();
         }
     }
 
@@ -106,12 +111,12 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
     /** Runs {@code read} on the open iterator with the store's read lock held: no segment is dropped meanwhile. */
     private <T> T underReadLock(Supplier<T> read) {
-        store.readLock().lock();
+        readLock.lock();
         try {
             checkOpen();
             return read.get();
         } finally {
-            store.readLock().unlock();
+            readLock.unlock();
         }
     }
 
@@ -155,7 +160,7 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
             } else {
                 top.close();
             }
-            if (!store.isExpiredKey(table, key)) {
+            if (!time.isExpiredKey(table, key)) {
                 next = KeyValue.pair(Bytes.wrap(key), value);
             }
         }

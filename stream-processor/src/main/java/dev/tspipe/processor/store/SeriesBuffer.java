@@ -1,10 +1,11 @@
 package dev.tspipe.processor.store;
 
 import dev.tspipe.model.rows.Rollup;
+import dev.tspipe.model.rows.RollupCounters;
 import java.nio.ByteBuffer;
 
 /**
- * The write-back buffer of one series in a {@link SeriesStore}: what the stream thread wrote since the
+ * The write-back buffer of one series in the {@link WriteBuffer}: what the stream thread wrote since the
  * last flush (raw rows, buckets, the latest reading), and what it knows for sure about the series'
  * stored state (its latest timestamp and the current bucket of each resolution), so that in-order
  * readings need no read from RocksDB and no map lookup: a reading either falls into the current bucket
@@ -132,88 +133,21 @@ final class SeriesBuffer {
     }
 
     /**
-     * The counters of one bucket, updated in place with exactly the arithmetic of {@link Rollup} (so that the
-     * bytes are the same as {@code Rollup.add}/{@code replace} would give), encoded only when written.
+     * The current bucket of one resolution: where it starts, whether the flush must write it, and its counters, updated
+     * in place with {@link RollupCounters}' arithmetic (the one {@link Rollup} has) and encoded only when written.
      */
-    static final class Bucket {
+    static final class Bucket extends RollupCounters {
         long start;
-        long count;
-        double sum;
-        double min;
-        double max;
-        double last;
-        long lastMillis;
         boolean dirty;
 
         void load(long start, byte[] stored) {
             this.start = start;
             this.dirty = false;
             if (stored == null) {
-                count = 0;
+                clear();
                 return;
             }
             set(Rollup.fromBytes(stored));
-        }
-
-        boolean isEmpty() {
-            return count == 0;
-        }
-
-        /** As {@code Rollup.of}. */
-        void first(double value, long epochMillis) {
-            count = 1;
-            sum = value;
-            min = value;
-            max = value;
-            last = value;
-            lastMillis = epochMillis;
-        }
-
-        /** As {@code Rollup.add}. */
-        void add(double value, long epochMillis) {
-            boolean newer = epochMillis >= lastMillis;
-            count = count + 1;
-            sum = sum + value;
-            min = Math.min(min, value);
-            max = Math.max(max, value);
-            if (newer) {
-                last = value;
-                lastMillis = epochMillis;
-            }
-        }
-
-        /** As {@code Rollup.replace}. */
-        void replace(double oldValue, double newValue, long epochMillis) {
-            sum = sum - oldValue + newValue;
-            min = Math.min(min, newValue);
-            max = Math.max(max, newValue);
-            if (epochMillis == lastMillis) {
-                last = newValue;
-            }
-        }
-
-        /** As {@code Rollup.extremeIs}. */
-        boolean extremeIs(double value) {
-            return Double.compare(value, min) == 0 || Double.compare(value, max) == 0;
-        }
-
-        void set(Rollup rollup) {
-            count = rollup.count();
-            sum = rollup.sum();
-            min = rollup.min();
-            max = rollup.max();
-            last = rollup.last();
-            lastMillis = rollup.lastEpochMillis();
-        }
-
-        /** The size of the {@link Rollup} byte layout of this bucket. */
-        int encodedSize() {
-            return Rollup.encodedSize(count, sum, min, max, last);
-        }
-
-        /** The {@link Rollup} byte layout, written at {@code out[at]}. */
-        void encodeInto(byte[] out, int at) {
-            Rollup.encode(count, sum, min, max, last, lastMillis, out, at);
         }
     }
 }

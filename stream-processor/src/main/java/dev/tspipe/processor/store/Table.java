@@ -1,5 +1,8 @@
 package dev.tspipe.processor.store;
 
+import dev.tspipe.model.keys.MalformedKeyException;
+import dev.tspipe.model.keys.RowKey;
+
 /**
  * The five tables of a task's {@link SeriesStore}. Each is a Kafka Streams store name (so interactive
  * queries and the changelog topics keep their names) and a family of RocksDB column families, one per
@@ -47,6 +50,38 @@ public enum Table {
      */
     public boolean grouped() {
         return this == RAW || this == MINUTE;
+    }
+
+    /**
+     * The epoch millis of a key of this table, by which it is in a segment and expires: its reversed timestamp (see
+     * {@link RowKey#timestampOf}); 0 for {@link #LATEST}, which has one segment and never expires.
+     *
+     * @throws IllegalArgumentException naming the key, if a time-keyed table's key does not end with a valid timestamp
+     */
+    long timeOf(byte[] key) {
+        if (!timeKeyed()) {
+            return 0;
+        }
+        try {
+            return RowKey.timestampOf(key);
+        } catch (MalformedKeyException e) {
+            throw new IllegalArgumentException("key '" + printable(key) + "' does not end with a valid "
+                    + RowKey.TIMESTAMP_DIGITS + "-digit reversed timestamp (see RowKey): " + e.getMessage(), e);
+        }
+    }
+
+    /** A key as text for a message: printable ASCII as it is, any other byte (and the backslash) as {@code \xNN}. */
+    static String printable(byte[] key) {
+        StringBuilder out = new StringBuilder(key.length);
+        for (byte b : key) {
+            int u = b & 0xFF;
+            if (u >= 0x20 && u < 0x7F && u != '\\') {
+                out.append((char) u);
+            } else {
+                out.append(String.format("\\x%02X", u));
+            }
+        }
+        return out.toString();
     }
 
     public static Table of(RollupStep step) {

@@ -137,7 +137,7 @@ class SeriesStoreTest {
             }
         }
         store.flush(NOWHERE);
-        assertThat(store.sentBatches()).as("batches of at most %d bytes", SeriesStore.FLUSH_BATCH_BYTES).isGreaterThan(1);
+        assertThat(store.sentBatches()).as("batches of at most %d bytes", CommitProtocol.FLUSH_BATCH_BYTES).isGreaterThan(1);
         byte[] first = RowKey.withTimestamp("dev-0#temp#".getBytes(StandardCharsets.UTF_8), T0);
         assertThat(store.get(Table.RAW, first)).as("no batch is applied before the report").isNull();
         commit(store, 12L);

@@ -1,0 +1,184 @@
+package dev.tspipe.processor.store;
+
+import dev.tspipe.model.keys.RowKey;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The restore of a task's tables from their changelogs (docs/storage.md, "Restore: how the rows are written"): the
+ * records of Kafka Streams' restore callback are taken as they were (the rows of a group, the single rows of the
+ * others), rows expired by then are skipped, stream time advances with the raw rows. The rows are collected
+ * ({@link RestoreBatch}) and written together at the next commit report, before the stream thread's next read or
+ * write, when the store closes, or once they hold {@link RestoreBatch#MAX_BYTES}; the changelog offsets are written
+ * only with or after the rows they cover, so a crash replays what was not written yet.
+ *
+ * <p>Thread rule: the thread that restores the task (Kafka Streams' state updater: restore calls and commit reports);
+ * the stream thread writes what is left ({@link #end}) when it takes the task over, the closing thread under
+ * {@link Segments}' write lock ({@link #writeBeforeClose}). Never two at once.
+ */
+final class ChangelogRestore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChangelogRestore.class);
+    /** Rows written by restores (all tables) in this JVM: what a restore costs, measured in rows, not changelog records. */
+    private static final LongAdder ROWS_RESTORED = new LongAdder();
+    /** Of those, rows not written because a later row of the same key came before they were (RestoreBatch). */
+    private static final LongAdder ROWS_SUPERSEDED = new LongAdder();
+
+    private final SeriesDatabase database;
+    private final Segments segments;
+    private final StreamTime time;
+    /** What the store does once restored rows reached the database: drops expired segments (after them, not before). */
+    private final Runnable written;
+    /** Restored rows not yet written. */
+    private final RestoreBatch collected = new RestoreBatch();
+
+    ChangelogRestore(SeriesDatabase database, Segments segments, StreamTime time, Runnable written) {
+        this.database = database;
+        this.segments = segments;
+        this.time = time;
+        this.written = written;
+    }
+
+    static long rowsRestored() {
+        return ROWS_RESTORED.sum();
+    }
+
+    static long rowsSuperseded() {
+        return ROWS_SUPERSEDED.sum();
+    }
+
+    /**
+     * Collects the rows of changelog records of {@code table}'s store, in their order; a null value (never written by
+     * tspipe) deletes the key. A batch of records that fails half-way is left out whole, the batches before it kept.
+     */
+    void restore(Table table, Collection<KeyValue<byte[], byte[]>> records) {
+        int before = collected.size();
+        try {
+            for (KeyValue<byte[], byte[]> record : records) {
+                if (table.grouped()) {
+                    if (record.value == null) {
+                        continue;
+                    }
+                    if (record.key.length == 0 || record.key[record.key.length - 1] != RowKey.DELIMITER) {
+                        throw new ProcessorStateException("the changelog of " + table.storeName() + " holds a record keyed '"
+                                + Table.printable(record.key) + "', not a series prefix: it was written before tspipe's storage "
+                                + "engine v2; reset the application (docs/storage.md, \"Upgrading\")");
+                    }
+                    byte[] prefix = record.key;
+                    ChangelogGroup.forEachRow(record.value, (millis, source, offset, length) ->
+                            restoreRow(table, RowKey.withTimestamp(prefix, millis), millis, source, offset, length));
+                } else {
+                    long millis = table.timeOf(record.key);
+                    restoreRow(table, record.key, millis, record.value, 0, record.value == null ? 0 : record.value.length);
+                }
+            }
+        } catch (RocksDBException e) {
+            throw database.failed("cannot restore into the series store in " + database.dir(), e);
+        } catch (RuntimeException e) {
+            // None of this batch is written, as if it had not come; the batches before it still are.
+            collected.truncate(before);
+            throw e;
+        }
+        if (collected.isFull()) {
+            write();
+        }
+    }
+
+    private void restoreRow(Table table, byte[] key, long millis, byte[] value, int offset, int length) throws RocksDBException {
+        if (time.isExpired(table, millis)) {
+            return;
+        }
+        if (value == null) {
+            Segment segment = segments.get(table, millis);
+            if (segment != null) {
+                collected.delete(segment, key);
+            }
+            return;
+        }
+        collected.put(segments.forWrite(table, millis), key, value, offset, length);
+        ROWS_RESTORED.increment();
+        if (table == Table.RAW) {
+            time.advance(millis);
+        }
+    }
+
+    /**
+     * Writes the rows collected so far and stream time, in RocksDB batches of at most {@link RestoreBatch#MAX_BATCH_BYTES};
+     * then readers see them, and the store drops the segments expired by the restored stream time (not before: rows
+     * waiting to be written may be in them). A failed write makes the store refuse further writes.
+     */
+    void write() {
+        if (collected.isEmpty()) {
+            return;
+        }
+        long superseded = collected.superseded();
+        try {
+            List<byte[]> batches = collected.serialize(RestoreBatch.MAX_BATCH_BYTES);
+            ROWS_SUPERSEDED.add(collected.superseded() - superseded);
+            // Several writes, not one: a crash between them leaves rows ahead of the offsets (written later), which
+            // the restart's restore writes again; stream time goes with the last.
+            for (int i = 0; i < batches.size(); i++) {
+                try (WriteBatch batch = new WriteBatch(batches.get(i))) {
+                    if (i == batches.size() - 1) {
+                        database.putStreamTime(batch, time.current());
+                    }
+                    segments.write(batch);
+                }
+            }
+        } catch (RocksDBException e) {
+            throw database.failed("cannot restore into the series store in " + database.dir(), e);
+        } catch (RuntimeException e) {
+            database.markFailed();
+            throw e;
+        } finally {
+            collected.clear();
+        }
+        time.publish();
+        written.run();
+    }
+
+    /**
+     * The store closes cleanly (its write lock held): rows still collected are written. They come from committed
+     * changelog records: written rather than dropped, so that nothing (a downgrade checkpoint of Kafka Streams' own
+     * restored offsets, say) can count on rows that are not there. A failure is logged: the restore starts again.
+     */
+    void writeBeforeClose() {
+        if (collected.isEmpty()) {
+            return;
+        }
+        try {
+            write();
+        } catch (RuntimeException e) {
+            LOG.warn("Could not write the restored rows of the series store in {} before closing it; its restore "
+                    + "starts again from the stored changelog offsets: {}", database.dir(), e.toString());
+        }
+    }
+
+    /** The stream thread writes: rows still collected are written first, and the arrays a restore grew are let go. */
+    void end() {
+        write();
+        collected.release();
+    }
+
+    /** Nothing collected, and the arrays as small as when new: nothing for the stream thread to do. */
+    boolean isIdle() {
+        return collected.isIdle();
+    }
+
+    /** Whether rows wait to be written (then no segment may be dropped: they may belong to one that has expired). */
+    boolean hasRows() {
+        return !collected.isEmpty();
+    }
+
+    /** Forgets the collected rows (the store closes without writing them). */
+    void clear() {
+        collected.clear();
+    }
+}

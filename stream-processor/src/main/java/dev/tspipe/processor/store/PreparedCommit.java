@@ -1,0 +1,31 @@
+package dev.tspipe.processor.store;
+
+import org.rocksdb.RocksDBException;
+
+/**
+ * The seam between the write buffer and the commit protocol: at a flush, the buffer hands what it holds to the commit
+ * that the flush prepares ({@link CommitProtocol}), which turns it into changelog records and RocksDB write batches.
+ * The buffer decides what is written and in which order (key order, for the memtables); the commit protocol decides
+ * how it is logged and batched, and leaves out rows that expired since they were buffered. Either side can change its
+ * formats without the other: rows of a series as they were buffered ({@link #rows}) or rows of their own ({@link #row}).
+ *
+ * <p>Thread rule: the stream thread, within one flush.
+ */
+interface PreparedCommit {
+
+    /**
+     * Rows of one series in a time-keyed table, each keyed by {@code prefix} and its timestamp: the slots of
+     * {@code rows}, their bytes in {@code bytes}, in the order buffered (a later row of a timestamp replaced an earlier
+     * one in its slot). The arrays are read during the call only.
+     */
+    void rows(Table table, byte[] prefix, TimedRows rows, byte[] bytes) throws RocksDBException;
+
+    /** One row under {@code key}, of {@code epochMillis} (its key's time in a time-keyed table, its changelog record's). */
+    void row(Table table, byte[] key, byte[] value, long epochMillis) throws RocksDBException;
+
+    /** What a flush prepares a commit of: the writes a buffer holds, handed over in the order they are to be written. */
+    @FunctionalInterface
+    interface Writes {
+        void writeTo(PreparedCommit commit) throws RocksDBException;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.tspipe.processor.store;
+
+import dev.tspipe.model.keys.MalformedKeyException;
+import dev.tspipe.model.keys.RowKey;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.rocksdb.RocksDBException;
+
+/**
+ * The reads of a task's tables, as Kafka Streams' {@code AbstractRocksDBSegmentedBytesStore} reads its segments: a
+ * point read from the segment of the key's timestamp, and ranges that merge one iterator per segment
+ * ({@link SegmentIterator}), opened only on the segments that overlap the range's time span when both bounds are keys
+ * of one series. What they read is what the last applied write left, without the rows expired by its stream time.
+ * Keeps the open iterators, so that a dropped segment and the store's close release theirs.
+ *
+ * <p>Thread rule: any thread; every read holds {@link Segments}' read lock while it touches RocksDB, iterators
+ * included. {@link #segmentDropped} and {@link #closeAll} are called with the write lock held.
+ */
+final class SegmentReads {
+
+    private final SeriesDatabase database;
+    private final Segments segments;
+    private final StreamTime time;
+    private final Set<SegmentIterator> iterators = ConcurrentHashMap.newKeySet();
+
+    SegmentReads(SeriesDatabase database, Segments segments, StreamTime time) {
+        this.database = database;
+        this.segments = segments;
+        this.time = time;
+    }
+
+    /**
+     * The stored value of {@code key} in {@code table} as of the last applied write, or null (also when expired).
+     *
+     * @throws IllegalArgumentException if a time-keyed table's key does not end with a 19-digit reversed timestamp
+     */
+    byte[] get(Table table, byte[] key) {
+        long millis = table.timeOf(key);
+        if (time.isExpiredForReaders(table, millis)) {
+            return null;
+        }
+        Lock lock = segments.readLock();
+        lock.lock();
+        try {
+            database.validateOpen();
+            Segment segment = segments.get(table, millis);
+            return segment == null ? null : database.rocksDb().get(segment.handle, key);
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot read from the series store in " + database.dir(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The rows of {@code table} with {@code lower <= key < upperExclusive} (null: unbounded), in unsigned byte order or
+     * its reverse, as of the last applied write and without expired rows. The iterator must be closed.
+     */
+    KeyValueIterator<Bytes, byte[]> range(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
+        Lock lock = segments.readLock();
+        lock.lock();
+        try {
+            database.validateOpen();
+            List<Segment> overlapping = new ArrayList<>();
+            if (lower == null || upperExclusive == null || Arrays.compareUnsigned(lower, upperExclusive) < 0) {
+                long[] span = table.timeKeyed() ? timeSpan(lower, upperExclusive) : null;
+                overlapping.addAll(span == null ? segments.of(table) : segments.overlapping(table, span[0], span[1]));
+            }
+            SegmentIterator iterator = new SegmentIterator(this, time, table, database.rocksDb(), overlapping, lower,
+                    upperExclusive, reverse);
+            iterators.add(iterator);
+            return iterator;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The oldest and newest timestamp a key in {@code [lower, upperExclusive)} can have, when both bounds are keys of one
+     * series (the upper one possibly followed by one more byte, as {@code RowKey.seriesRange} makes it); otherwise null.
+     */
+    static long[] timeSpan(byte[] lower, byte[] upperExclusive) {
+        if (lower == null || upperExclusive == null) {
+            return null;
+        }
+        // A key of the series is as long as `lower`; one below a longer bound is at most the bound's first bytes.
+        byte[] upper = upperExclusive.length > lower.length ? Arrays.copyOf(upperExclusive, lower.length) : upperExclusive;
+        if (upper.length != lower.length || lower.length <= RowKey.TIMESTAMP_DIGITS
+                || !Arrays.equals(lower, 0, lower.length - RowKey.TIMESTAMP_DIGITS, upper, 0, upper.length - RowKey.TIMESTAMP_DIGITS)) {
+            return null;
+        }
+        try {
+            // Reversed timestamps: the smaller key is the newer time.
+            return new long[] {RowKey.timestampOf(upper), RowKey.timestampOf(lower)};
+        } catch (MalformedKeyException e) {
+            return null;
+        }
+    }
+
+    /** The lock an iterator holds while it reads. */
+    Lock readLock() {
+        return segments.readLock();
+    }
+
+    void iteratorClosed(SegmentIterator iterator) {
+        iterators.remove(iterator);
+    }
+
+    /** {@code segment} is about to be dropped (the write lock held): the iterators reading it let go of it. */
+    void segmentDropped(Segment segment) {
+        for (SegmentIterator iterator : iterators) {
+            iterator.segmentDropped(segment);
+        }
+    }
+
+    /** The store closes (the write lock held): every open iterator is closed, and later use of one fails. */
+    void closeAll() {
+        for (SegmentIterator iterator : iterators) {
+            iterator.closeWithStore();
+        }
+        iterators.clear();
+    }
+}

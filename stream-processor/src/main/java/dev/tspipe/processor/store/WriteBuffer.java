@@ -1,0 +1,240 @@
+package dev.tspipe.processor.store;
+
+import dev.tspipe.model.keys.RowKey;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.rocksdb.RocksDBException;
+
+/**
+ * The write buffer of a task's series store, in the role of Kafka Streams' {@code CachingKeyValueStore} and its
+ * {@code ThreadCache}: a reading becomes its raw row, the current bucket of each resolution (updated in place) and its
+ * series' latest reading, in a buffer per series ({@link SeriesBuffer}, found through {@link SeriesTable}, row bytes
+ * in one {@link RowArena}) until the next flush hands them to the commit ({@link #writeTo}). Duplicates are no-ops;
+ * corrections replace the row and fix every bucket. In-order readings read nothing from RocksDB: the buffer knows
+ * each series' latest timestamp and current buckets (docs/storage.md, "The write path").
+ *
+ * <p>Thread rule: the stream thread only; nothing here is shared (its reads of stored rows, for late readings, go
+ * through {@link SegmentReads}).
+ */
+final class WriteBuffer implements PreparedCommit.Writes {
+
+    /** Series whose state stays known between flushes; beyond it the clean ones are forgotten (about 300 bytes each). */
+    static final int MAX_KNOWN_SERIES = 65_536;
+    /** Bytes a reading holds in the buffers until its batch is committed, besides its row: keys, buckets, objects. */
+    private static final int BUFFERED_BYTES_PER_READING = 256;
+    private static final RollupStep[] STEPS = RollupStep.values();
+    private static final Comparator<SeriesBuffer> SERIES_ORDER = (a, b) -> Arrays.compareUnsigned(a.prefix, b.prefix);
+
+    private final SeriesStoreSpec spec;
+    private final SegmentReads reads;
+    private final StreamTime time;
+    private final SeriesTable series = new SeriesTable();
+    private final List<SeriesBuffer> dirty = new ArrayList<>();
+    /** The bytes of the dirty series' raw rows. */
+    private final RowArena arena = new RowArena();
+    private long uncommittedBytes;
+
+    WriteBuffer(SeriesStoreSpec spec, SegmentReads reads, StreamTime time) {
+        this.spec = spec;
+        this.reads = reads;
+        this.time = time;
+    }
+
+    /** See {@link SeriesStore#ingest}. */
+    SeriesStore.Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
+        SeriesBuffer buffer = buffer(rowKey);
+        long newest = buffer.latestMillis;
+        boolean exists;
+        double oldValue = Double.NaN;
+        int buffered = buffer.rows.slotOf(epochMillis);
+        if (buffered >= 0) {
+            int offset = buffer.rows.offset(buffered);
+            if (arena.sameBytes(offset, buffer.rows.length(buffered), row)) {
+                return SeriesStore.Outcome.DUPLICATE;
+            }
+            exists = true;
+            oldValue = arena.value(offset);
+        } else {
+            // A reading newer than the series' latest cannot be stored yet: no read (the common case).
+            byte[] old = newest != SeriesBuffer.NONE && epochMillis <= newest ? reads.get(Table.RAW, rowKey) : null;
+            if (old != null && Arrays.equals(old, row)) {
+                return SeriesStore.Outcome.DUPLICATE;
+            }
+            exists = old != null;
+            if (exists) {
+                oldValue = ByteBuffer.wrap(old).getDouble();
+            }
+        }
+        int slot = buffer.rows.put(epochMillis, arena.append(row), row.length);
+        uncommittedBytes += row.length + rowKey.length + BUFFERED_BYTES_PER_READING;
+        markDirty(buffer);
+        time.advance(epochMillis);
+        for (RollupStep step : STEPS) {
+            updateBucket(buffer, step, epochMillis, value, exists, oldValue, newest);
+        }
+        if (newest == SeriesBuffer.NONE || epochMillis >= newest) {
+            buffer.setLatest(epochMillis, slot);
+        }
+        return exists ? SeriesStore.Outcome.CORRECTED : SeriesStore.Outcome.STORED;
+    }
+
+    private void updateBucket(SeriesBuffer buffer, RollupStep step, long epochMillis, double value, boolean correction,
+                              double oldValue, long newest) {
+        long start = step.bucketStart(epochMillis);
+        SeriesBuffer.Bucket bucket = buffer.bucket(step, start, arena);
+        if (bucket == null) {
+            // A bucket that starts after the series' newest reading cannot exist yet: no read.
+            byte[] stored = newest != SeriesBuffer.NONE && start <= newest
+                    ? reads.get(Table.of(step), RowKey.withTimestamp(buffer.prefix, start)) : null;
+            bucket = buffer.open(step, start, stored, arena);
+        }
+        if (bucket.isEmpty()) {
+            bucket.first(value, epochMillis);
+        } else if (!correction) {
+            bucket.add(value, epochMillis);
+        } else if (bucket.extremeIs(oldValue) && start >= time.current() - spec.retentionMs(Table.RAW)) {
+            recompute(bucket, buffer, step, start);
+        } else {
+            // The bucket reaches past the raw lifecycle: its raw rows are partly gone, so adjust in place.
+            bucket.replace(oldValue, value, epochMillis);
+        }
+        bucket.dirty = true;
+    }
+
+    /** The bucket again from its raw rows (the new value already written), newest first: exact min and max again. */
+    private void recompute(SeriesBuffer.Bucket bucket, SeriesBuffer buffer, RollupStep step, long start) {
+        long end = start + step.sizeMillis();
+        NavigableMap<Long, Double> values = new TreeMap<>();
+        try (KeyValueIterator<Bytes, byte[]> rows = reads.range(Table.RAW, RowKey.withTimestamp(buffer.prefix, end - 1),
+                Arrays.copyOf(RowKey.withTimestamp(buffer.prefix, start), buffer.prefix.length + RowKey.TIMESTAMP_DIGITS + 1), false)) {
+            while (rows.hasNext()) {
+                KeyValue<Bytes, byte[]> row = rows.next();
+                values.put(RowKey.timestampOf(row.key.get()), ByteBuffer.wrap(row.value).getDouble());
+            }
+        }
+        for (int i = 0; i < buffer.rows.size(); i++) {
+            long millis = buffer.rows.millis(i);
+            if (millis >= start && millis < end && !time.isExpired(Table.RAW, millis)) {
+                values.put(millis, arena.value(buffer.rows.offset(i)));
+            }
+        }
+        bucket.clear();
+        for (Map.Entry<Long, Double> row : values.descendingMap().entrySet()) {
+            if (bucket.isEmpty()) {
+                bucket.first(row.getValue(), row.getKey());
+            } else {
+                bucket.add(row.getValue(), row.getKey());
+            }
+        }
+    }
+
+    private SeriesBuffer buffer(byte[] rowKey) {
+        SeriesBuffer buffer = series.get(rowKey);
+        if (buffer == null) {
+            byte[] prefix = RowKey.seriesPrefixOf(rowKey);
+            buffer = new SeriesBuffer(prefix);
+            byte[] latest = reads.get(Table.LATEST, prefix);
+            if (latest != null) {
+                buffer.latestMillis = ByteBuffer.wrap(latest).getLong();
+            }
+            series.add(buffer);
+        }
+        return buffer;
+    }
+
+    private void markDirty(SeriesBuffer buffer) {
+        if (!buffer.dirty) {
+            buffer.dirty = true;
+            dirty.add(buffer);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The flush
+
+    /** Whether nothing was buffered since the last flush. */
+    boolean isEmpty() {
+        return dirty.isEmpty();
+    }
+
+    /**
+     * Everything buffered since the last flush, into {@code commit}: the dirty series in key order (a memtable inserts
+     * a key next to the one before it far faster than at a random place: applying a commit's batches took half the
+     * time once series and rows were in key order), each series' rows newest first, which is ascending key order.
+     */
+    @Override
+    public void writeTo(PreparedCommit commit) throws RocksDBException {
+        dirty.sort(SERIES_ORDER);
+        for (SeriesBuffer buffer : dirty) {
+            writeSeries(commit, buffer);
+        }
+    }
+
+    /**
+     * Everything one series buffered. A method of its own, called once per dirty series: as the body of the flush's
+     * loop, which runs once per commit over thousands of series, all of it was compiled by C2 within the flush, three
+     * times in one catch-up (on the stack twice, then whole: 0.48 s of C2 in the compilation log of
+     * docs/benchmarks-history.md, "Storage engine v2, fourth round"); a method called this often is compiled for its calls.
+     */
+    private void writeSeries(PreparedCommit commit, SeriesBuffer buffer) throws RocksDBException {
+        commit.rows(Table.RAW, buffer.prefix, buffer.rows, arena.bytes());
+        // Each dirtyBuckets may park a bucket into the arena, which may grow it: its bytes are taken after.
+        TimedRows minutes = buffer.dirtyBuckets(RollupStep.MINUTE, arena);
+        commit.rows(Table.MINUTE, buffer.prefix, minutes, arena.bytes());
+        TimedRows hours = buffer.dirtyBuckets(RollupStep.HOUR, arena);
+        commit.rows(Table.HOUR, buffer.prefix, hours, arena.bytes());
+        TimedRows days = buffer.dirtyBuckets(RollupStep.DAY, arena);
+        commit.rows(Table.DAY, buffer.prefix, days, arena.bytes());
+        if (buffer.latestDirty) {
+            commit.row(Table.LATEST, buffer.prefix, buffer.latestValue(arena), buffer.latestMillis);
+        }
+    }
+
+    /** After a flush that prepared its commit: nothing pending, what is known about each series stays known. */
+    void flushed() {
+        dirty.forEach(SeriesBuffer::clean);
+        dirty.clear();
+        arena.clear();
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // What the buffer holds
+
+    /** Bytes the readings buffered since the last applied or dropped commit hold (their rows, keys, buckets). */
+    long uncommittedBytes() {
+        return uncommittedBytes;
+    }
+
+    /** The commit's batches were applied or dropped: what the readings held until then is let go. */
+    void released() {
+        uncommittedBytes = 0;
+    }
+
+    /** After an applied commit: a buffer that knows more than {@link #MAX_KNOWN_SERIES} series forgets them all. */
+    void forgetSeriesIfMany() {
+        if (series.size() > MAX_KNOWN_SERIES) {
+            series.clear();
+        }
+    }
+
+    /**
+     * Forgets everything, buffered or known (rows arrive from elsewhere, a restore: what the buffers know may be stale
+     * once a standby was promoted and demoted again).
+     */
+    void forget() {
+        if (!series.isEmpty()) {
+            series.clear();
+        }
+        dirty.clear();
+        arena.clear();
+    }
+}
