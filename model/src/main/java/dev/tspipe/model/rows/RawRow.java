@@ -46,11 +46,19 @@ public record RawRow(double value, Map<String, String> tags) {
         return out.array();
     }
 
+    /** Bytes of the value at the start of a raw row; its tag bytes follow them. */
+    public static final int VALUE_BYTES = 8;
+
     /** The value of a raw row's bytes, without reading its tags. */
     public static double valueOf(byte[] bytes) {
+        return valueAt(bytes, 0);
+    }
+
+    /** The value of the raw row whose bytes start at {@code offset} of {@code bytes}. */
+    public static double valueAt(byte[] bytes, int offset) {
         long bits = 0;
-        for (int i = 0; i < 8; i++) {
-            bits = (bits << 8) | (bytes[i] & 0xFF);
+        for (int i = 0; i < VALUE_BYTES; i++) {
+            bits = (bits << 8) | (bytes[offset + i] & 0xFF);
         }
         return Double.longBitsToDouble(bits);
     }

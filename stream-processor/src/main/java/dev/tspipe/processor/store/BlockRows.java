@@ -135,6 +135,11 @@ final class BlockRows implements KeyValueIterator<Bytes, byte[]> {
         blocks.close();
     }
 
+    /** How many segments the blocks are read from (tests: a range of one series reads only those that overlap it). */
+    int segmentsRead() {
+        return blocks instanceof SegmentIterator segmentIterator ? segmentIterator.segmentsRead() : -1;
+    }
+
     /** The row of the reading at {@code i} of the current block, or null when it is outside the range or expired. */
     private KeyValue<Bytes, byte[]> rowAt(int i) {
         long timestamp = reader.timestamp(i);

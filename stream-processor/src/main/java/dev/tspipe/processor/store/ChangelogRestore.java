@@ -1,5 +1,6 @@
 package dev.tspipe.processor.store;
 
+import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.keys.RowKey;
 import java.util.Collection;
 import java.util.List;
@@ -26,7 +27,10 @@ import org.slf4j.LoggerFactory;
 final class ChangelogRestore {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangelogRestore.class);
-    /** Rows written by restores (all tables) in this JVM: what a restore costs, measured in rows, not changelog records. */
+    /**
+     * Rows written by restores (all tables) in this JVM: what a restore costs, measured in rows, not changelog records
+     * (a raw chunk counts its readings).
+     */
     private static final LongAdder ROWS_RESTORED = new LongAdder();
     /** Of those, rows not written because a later row of the same key came before they were (RestoreBatch). */
     private static final LongAdder ROWS_SUPERSEDED = new LongAdder();
@@ -38,6 +42,8 @@ final class ChangelogRestore {
     private final Runnable written;
     /** Restored rows not yet written. */
     private final RestoreBatch collected = new RestoreBatch();
+    /** Decodes the chunks of the raw changelog, for their newest reading. */
+    private final BlockReader chunks = new BlockReader();
 
     ChangelogRestore(SeriesDatabase database, Segments segments, StreamTime time, Runnable written) {
         this.database = database;
@@ -62,7 +68,11 @@ final class ChangelogRestore {
         int before = collected.size();
         try {
             for (KeyValue<byte[], byte[]> record : records) {
-                if (table.grouped()) {
+                if (table == Table.RAW) {
+                    if (record.value != null) {
+                        restoreChunk(record.key, record.value);
+                    }
+                } else if (table.grouped()) {
                     if (record.value == null) {
                         continue;
                     }
@@ -89,6 +99,31 @@ final class ChangelogRestore {
         if (collected.isFull()) {
             write();
         }
+    }
+
+    /**
+     * A chunk of a raw block, merged into the block as the commit that sent it did; decoded only for stream time and to
+     * refuse what is not a chunk (a changelog of storage engine v2 holds groups of rows keyed by a series prefix).
+     */
+    private void restoreChunk(byte[] key, byte[] value) throws RocksDBException {
+        long start;
+        try {
+            if (key.length == 0 || key[key.length - 1] == RowKey.DELIMITER) {
+                throw new IllegalArgumentException("keyed by a series prefix");
+            }
+            start = Table.RAW.timeOf(key);
+            chunks.read(value, start);
+        } catch (IllegalArgumentException e) {
+            throw new ProcessorStateException("the changelog of " + Table.RAW.storeName() + " holds a record keyed '"
+                    + Table.printable(key) + "' that is not a chunk of a raw block (" + e.getMessage() + "): it was written "
+                    + "before tspipe's storage engine v3; reset the application (docs/storage.md, \"Upgrading\")", e);
+        }
+        if (time.isExpiredKeyForWriters(Table.RAW, key) || chunks.size() == 0) {
+            return;
+        }
+        collected.merge(segments.forWrite(Table.RAW, start), key, value, 0, value.length);
+        ROWS_RESTORED.add(chunks.size());
+        time.advance(chunks.timestamp(chunks.size() - 1));
     }
 
     private void restoreRow(Table table, byte[] key, long millis, byte[] value, int offset, int length) throws RocksDBException {

@@ -1,6 +1,8 @@
 package dev.tspipe.processor.store;
 
+import dev.tspipe.model.blocks.ChunkWriter;
 import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.rows.RawRow;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -37,7 +39,10 @@ final class CommitProtocol {
     /** The buffer that a thread's flushes assemble their batches in, one after the other (a flush runs on one thread). */
     private static final ThreadLocal<BatchBuilder> FLUSH_BUILDER =
             ThreadLocal.withInitial(() -> new BatchBuilder(FLUSH_BATCH_BYTES + 64 * 1024));
+    /** The encoder of a thread's flushes' chunks, one after the other. */
+    private static final ThreadLocal<ChunkWriter> CHUNK_WRITER = ThreadLocal.withInitial(ChunkWriter::new);
 
+    private final SeriesStoreSpec spec;
     private final SeriesDatabase database;
     private final Segments segments;
     private final StreamTime time;
@@ -51,7 +56,9 @@ final class CommitProtocol {
     private final Map<Table, Long> reported = new EnumMap<>(Table.class);
     private boolean warnedUncommitted;
 
-    CommitProtocol(SeriesDatabase database, Segments segments, StreamTime time, Runnable released, Runnable applied) {
+    CommitProtocol(SeriesStoreSpec spec, SeriesDatabase database, Segments segments, StreamTime time, Runnable released,
+                   Runnable applied) {
+        this.spec = spec;
         this.database = database;
         this.segments = segments;
         this.time = time;
@@ -202,7 +209,9 @@ final class CommitProtocol {
             if (rows == null) {
                 return;
             }
-            if (table.grouped()) {
+            if (table == Table.RAW) {
+                blocks(prefix, rows, bytes);
+            } else if (table.grouped()) {
                 group(table, prefix, rows, bytes);
             } else {
                 each(table, prefix, rows, bytes);
@@ -219,7 +228,55 @@ final class CommitProtocol {
         }
 
         /**
-         * The rows of a grouped table (raw rows, 1-minute buckets) into the batch, and into its changelog as groups
+         * The raw rows of one series as chunks of its blocks (docs/storage.md, "Blocks"): per block the flush touched,
+         * one chunk of its new readings, appended to the block (a RocksDB merge) and sent to the raw changelog under
+         * the block's key; rows expired by now are left out. Slots are mostly in time order, so mostly in one block.
+         */
+        private void blocks(byte[] prefix, TimedRows rows, byte[] bytes) throws RocksDBException {
+            long span = spec.rawBlockMs();
+            long[] written = new long[1];
+            int blocks = 0;
+            for (int first = 0; first < rows.size(); first++) {
+                long block = BlockRows.blockStart(rows.millis(first), span);
+                if (time.isExpired(Table.RAW, rows.millis(first)) || contains(written, blocks, block)) {
+                    continue;
+                }
+                // The chunk of `block`: this slot and every later one in the same block, in the order buffered.
+                ChunkWriter chunk = CHUNK_WRITER.get().start(block);
+                long newest = Long.MIN_VALUE;
+                for (int i = first; i < rows.size(); i++) {
+                    long millis = rows.millis(i);
+                    if (BlockRows.blockStart(millis, span) != block || time.isExpired(Table.RAW, millis)) {
+                        continue;
+                    }
+                    int offset = rows.offset(i);
+                    chunk.add(millis, RawRow.valueAt(bytes, offset), bytes, offset + RawRow.VALUE_BYTES,
+                            rows.length(i) - RawRow.VALUE_BYTES);
+                    newest = Math.max(newest, millis);
+                }
+                byte[] key = RowKey.withTimestamp(prefix, block);
+                byte[] value = chunk.toChunk();
+                batch.merge(segments.forWrite(Table.RAW, block).columnFamilyId, key, value, 0, value.length);
+                rollOver();
+                changelog.send(Table.RAW, key, value, newest);
+                if (blocks == written.length) {
+                    written = Arrays.copyOf(written, blocks * 2);
+                }
+                written[blocks++] = block;
+            }
+        }
+
+        private static boolean contains(long[] values, int count, long value) {
+            for (int i = 0; i < count; i++) {
+                if (values[i] == value) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * The rows of a grouped table (1-minute buckets) into the batch, and into its changelog as groups
          * ({@link ChangelogGroup}), straight from {@code bytes}, without an object per row; rows expired by now are left out.
          */
         private void group(Table table, byte[] prefix, TimedRows rows, byte[] bytes) throws RocksDBException {

@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * The rows a restore has collected and not yet written (docs/storage.md, "Restore"): kept across Kafka Streams'
  * restore batches until the next commit report or until they hold {@link #MAX_BYTES}, then written in RocksDB
- * write batches of at most {@link #MAX_BATCH_BYTES}, in key order per column family, only the last write of each key.
+ * write batches of at most {@link #MAX_BATCH_BYTES}, in key order per column family, only the last write of each key
+ * (and the merges after it: the chunks of a raw block, in their order).
  *
  * <ul>
  *   <li><b>Key order.</b> RocksDB's memtable is a skip list whose insert remembers where the previous key went (a
@@ -57,6 +58,7 @@ final class RestoreBatch {
     private int[] offsets = new int[INITIAL_CAPACITY];
     private int[] lengths = new int[INITIAL_CAPACITY];
     private long[] heads = new long[INITIAL_CAPACITY];
+    private boolean[] merges = new boolean[INITIAL_CAPACITY];
     private int[] order = new int[0];
     private int[] scratch = new int[0];
     private int size;
@@ -65,14 +67,22 @@ final class RestoreBatch {
 
     /** Puts {@code length} bytes of {@code source} from {@code offset} (not copied: the array must not change) under {@code key}. */
     void put(Segment segment, byte[] key, byte[] source, int offset, int length) {
-        add(segment, key, source, offset, length);
+        add(segment, key, source, offset, length, false);
+    }
+
+    /**
+     * Merges {@code length} bytes of {@code source} from {@code offset} (not copied) into {@code key}: a chunk appended
+     * to a raw block. A merge replaces nothing, so it is never left out, and the writes of its key before it neither.
+     */
+    void merge(Segment segment, byte[] key, byte[] source, int offset, int length) {
+        add(segment, key, source, offset, length, true);
     }
 
     void delete(Segment segment, byte[] key) {
-        add(segment, key, null, 0, 0);
+        add(segment, key, null, 0, 0, false);
     }
 
-    private void add(Segment segment, byte[] key, byte[] source, int offset, int length) {
+    private void add(Segment segment, byte[] key, byte[] source, int offset, int length, boolean merge) {
         if (size == segments.length) {
             int capacity = size * 2;
             segments = Arrays.copyOf(segments, capacity);
@@ -81,7 +91,9 @@ final class RestoreBatch {
             offsets = Arrays.copyOf(offsets, capacity);
             lengths = Arrays.copyOf(lengths, capacity);
             heads = Arrays.copyOf(heads, capacity);
+            merges = Arrays.copyOf(merges, capacity);
         }
+        merges[size] = merge;
         segments[size] = segment;
         keys[size] = key;
         sources[size] = source;
@@ -141,8 +153,9 @@ final class RestoreBatch {
         int count = 0;
         for (int k = 0; k < size; k++) {
             int i = order[k];
-            if (k + 1 < size && sameKey(i, order[k + 1])) {
-                // Left out: the next write of the key (it came later: ties are in arrival order) replaces it.
+            if (k + 1 < size && sameKey(i, order[k + 1]) && !merges[order[k + 1]]) {
+                // Left out: the next write of the key (it came later: ties are in arrival order) replaces it; a
+                // merge adds to what is before it, which stays.
                 order[k] = -1;
                 superseded++;
                 continue;
@@ -177,6 +190,8 @@ final class RestoreBatch {
                 }
                 if (sources[row] == null) {
                     out.delete(segments[row].columnFamilyId, keys[row]);
+                } else if (merges[row]) {
+                    out.merge(segments[row].columnFamilyId, keys[row], sources[row], offsets[row], lengths[row]);
                 } else {
                     out.put(segments[row].columnFamilyId, keys[row], sources[row], offsets[row], lengths[row]);
                 }
@@ -275,6 +290,7 @@ final class RestoreBatch {
             offsets = new int[INITIAL_CAPACITY];
             lengths = new int[INITIAL_CAPACITY];
             heads = new long[INITIAL_CAPACITY];
+            merges = new boolean[INITIAL_CAPACITY];
             order = new int[0];
             scratch = new int[0];
         }

@@ -1,5 +1,6 @@
 package dev.tspipe.processor.store;
 
+import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.keys.MalformedKeyException;
 import dev.tspipe.model.keys.RowKey;
 import java.util.ArrayList;
@@ -25,12 +26,17 @@ import org.rocksdb.RocksDBException;
  */
 final class SegmentReads {
 
+    /** Decodes the blocks of a thread's point reads of raw rows. */
+    private static final ThreadLocal<BlockReader> BLOCK_READER = ThreadLocal.withInitial(BlockReader::new);
+
+    private final SeriesStoreSpec spec;
     private final SeriesDatabase database;
     private final Segments segments;
     private final StreamTime time;
     private final Set<SegmentIterator> iterators = ConcurrentHashMap.newKeySet();
 
-    SegmentReads(SeriesDatabase database, Segments segments, StreamTime time) {
+    SegmentReads(SeriesStoreSpec spec, SeriesDatabase database, Segments segments, StreamTime time) {
+        this.spec = spec;
         this.database = database;
         this.segments = segments;
         this.time = time;
@@ -51,7 +57,21 @@ final class SegmentReads {
         try {
             database.validateOpen();
             Segment segment = segments.get(table, millis);
-            return segment == null ? null : database.rocksDb().get(segment.handle, key);
+            if (segment == null) {
+                return null;
+            }
+            if (table != Table.RAW) {
+                return database.rocksDb().get(segment.handle, key);
+            }
+            // A raw row is a reading of the block of its time (docs/storage.md, "Blocks").
+            long start = BlockRows.blockStart(millis, spec.rawBlockMs());
+            byte[] block = database.rocksDb().get(segment.handle, RowKey.withTimestamp(RowKey.seriesPrefixOf(key), start));
+            if (block == null) {
+                return null;
+            }
+            BlockReader reader = BLOCK_READER.get().read(block, start);
+            int index = reader.indexOf(millis);
+            return index < 0 ? null : reader.rawRow(index);
         } catch (RocksDBException e) {
             throw new ProcessorStateException("cannot read from the series store in " + database.dir(), e);
         } finally {
@@ -64,6 +84,50 @@ final class SegmentReads {
      * its reverse, as of the last applied write and without expired rows. The iterator must be closed.
      */
     KeyValueIterator<Bytes, byte[]> range(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
+        if (table == Table.RAW) {
+            long cutoff = time.readerCutoff(Table.RAW);
+            return BlockRows.of(this::blocks, lower, upperExclusive, reverse, spec.rawBlockMs(), cutoff);
+        }
+        return stored(table, lower, upperExclusive, reverse);
+    }
+
+    /**
+     * The raw table's blocks with keys in {@code [lower, upperExclusive)}, without those all expired. A probe past a
+     * range ({@code upperExclusive} null) that starts at a key of one series reads only the segment of that key's
+     * block: the one block it looks for ({@link BlockRows}) is there or nowhere.
+     */
+    private KeyValueIterator<Bytes, byte[]> blocks(byte[] lower, byte[] upperExclusive, boolean reverse) {
+        if (upperExclusive == null && lower != null && !reverse) {
+            byte[] blockKey = blockKeyOf(lower);
+            if (blockKey != null) {
+                // Just past the block's key: every key of the series from `lower` up to the block itself.
+                return stored(Table.RAW, lower, Arrays.copyOf(blockKey, blockKey.length + 1), false);
+            }
+        }
+        return stored(Table.RAW, lower, upperExclusive, reverse);
+    }
+
+    /**
+     * The key of the block that holds the row key {@code key} (or the key just after it, a row key and a 0x00 byte, as
+     * {@code RowKey.seriesRange} bounds a range), or null when it is neither: then no probe is narrowed.
+     */
+    private byte[] blockKeyOf(byte[] key) {
+        int length = key.length > 0 && key[key.length - 1] == 0 ? key.length - 1 : key.length;
+        if (length <= RowKey.TIMESTAMP_DIGITS) {
+            return null;
+        }
+        try {
+            byte[] rowKey = Arrays.copyOf(key, length);
+            long millis = RowKey.timestampOf(rowKey);
+            return RowKey.withTimestamp(Arrays.copyOf(rowKey, length - RowKey.TIMESTAMP_DIGITS),
+                    BlockRows.blockStart(millis, spec.rawBlockMs()));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** The rows as stored in {@code table}'s segments (for the raw table: its blocks). */
+    private KeyValueIterator<Bytes, byte[]> stored(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
         Lock lock = segments.readLock();
         lock.lock();
         try {

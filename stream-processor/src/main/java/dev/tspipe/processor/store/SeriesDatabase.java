@@ -20,6 +20,7 @@ import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.StringAppendOperator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -35,6 +36,8 @@ import org.slf4j.LoggerFactory;
  *   <caption>Meta keys (the {@code default} column family)</caption>
  *   <tr><th>key</th><th>value</th></tr>
  *   <tr><td>{@code stream-time}</td><td>stream time of the last applied write, 8-byte big-endian long</td></tr>
+ *   <tr><td>{@code format-version}</td><td>{@value #FORMAT_VERSION}, 4-byte big-endian int: the format of the data;
+ *       absent in stores of storage engine v2, which are refused</td></tr>
  *   <tr><td>{@code changelog-offset.<store>}</td><td>the changelog offset of the table's store that the data covers,
  *       8-byte big-endian long; absent: unknown</td></tr>
  * </table>
@@ -46,14 +49,27 @@ import org.slf4j.LoggerFactory;
 final class SeriesDatabase {
 
     private static final Logger LOG = LoggerFactory.getLogger(SeriesDatabase.class);
+
+    static {
+        // Options objects load the native library themselves; the merge operator does not.
+        RocksDB.loadLibrary();
+    }
     private static final byte[] STREAM_TIME_KEY = "stream-time".getBytes(StandardCharsets.US_ASCII);
     private static final String OFFSET_KEY_PREFIX = "changelog-offset.";
+    private static final byte[] FORMAT_KEY = "format-version".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * The format of the data this code writes and reads: 3, storage engine v3 (raw readings in blocks). Stores of
+     * engine v2 have no format key. Never renumbered; a store of another format is refused, not misread.
+     */
+    static final int FORMAT_VERSION = 3;
 
     private final File dir;
     private final DBOptions dbOptions;
     private final ColumnFamilyOptions hotOptions;
     private final ColumnFamilyOptions coldOptions;
     private final ColumnFamilyOptions metaOptions;
+    /** The raw table's blocks take chunks by merge: appended (docs/storage.md, "Blocks"); other tables never merge. */
+    private final StringAppendOperator appendChunks = new StringAppendOperator("");
     private final WriteOptions writeOptions;
     private final RocksDB db;
     private final List<ColumnFamilyHandle> metaHandles = new ArrayList<>();
@@ -73,6 +89,8 @@ final class SeriesDatabase {
         dbOptions = RocksDbMemory.dbOptions();
         hotOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Segment.HOT_COMPRESSION, Segment.COLD_COMPRESSION);
         coldOptions = RocksDbMemory.columnFamilyOptions(tableConfig, Segment.COLD_COMPRESSION, Segment.COLD_COMPRESSION);
+        hotOptions.setMergeOperator(appendChunks);
+        coldOptions.setMergeOperator(appendChunks);
         metaOptions = RocksDbMemory.columnFamilyOptions(tableConfig, CompressionType.NO_COMPRESSION, CompressionType.NO_COMPRESSION);
         // RocksDB's write-ahead log (not synced: one sequential write per commit) makes every applied batch, with
         // the changelog offsets it covers, survive a crash of the process: a restart replays only what the store
@@ -88,6 +106,7 @@ final class SeriesDatabase {
         meta = metaHandles.get(0);
         open = true;
         try {
+            checkFormat();
             storedStreamTime = readStreamTime();
         } catch (RuntimeException e) {
             opened.forEach(segment -> segment.handle.close());
@@ -221,6 +240,30 @@ final class SeriesDatabase {
         return value == null ? null : ByteBuffer.wrap(value).getLong();
     }
 
+    /**
+     * Refuses a store of another format than {@link #FORMAT_VERSION} with a message that names it; marks a new
+     * store with it.
+     */
+    private void checkFormat() {
+        byte[] stored = getMeta(FORMAT_KEY);
+        if (stored == null && opened.isEmpty() && getMeta(STREAM_TIME_KEY) == null) {
+            try {
+                db.put(meta, writeOptions, FORMAT_KEY, ByteBuffer.allocate(4).putInt(FORMAT_VERSION).array());
+            } catch (RocksDBException e) {
+                throw new ProcessorStateException("cannot write to the series store in " + dir, e);
+            }
+            return;
+        }
+        String found = stored == null ? "2 (storage engine v2, before blocks)"
+                : stored.length == 4 ? String.valueOf(ByteBuffer.wrap(stored).getInt()) : "unreadable (" + stored.length + " bytes)";
+        if (stored == null || stored.length != 4 || ByteBuffer.wrap(stored).getInt() != FORMAT_VERSION) {
+            throw new ProcessorStateException("the series store in " + dir + " has format version " + found + "; this tspipe "
+                    + "reads and writes version " + FORMAT_VERSION + ". Its changelogs are of that format too: reset the "
+                    + "application (kafka-streams-application-reset) and delete the state directory to rebuild the tables "
+                    + "from the readings topic (docs/storage.md, \"Upgrading\")");
+        }
+    }
+
     private long readStreamTime() {
         byte[] value = getMeta(STREAM_TIME_KEY);
         return value == null ? StreamTime.NONE : ByteBuffer.wrap(value).getLong();
@@ -313,6 +356,7 @@ final class SeriesDatabase {
         hotOptions.close();
         coldOptions.close();
         metaOptions.close();
+        appendChunks.close();
         dbOptions.close();
     }
 }

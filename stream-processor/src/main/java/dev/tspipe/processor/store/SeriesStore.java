@@ -64,11 +64,11 @@ public final class SeriesStore implements AutoCloseable {
         database = SeriesDatabase.open(dir);
         segments = new Segments(spec, database);
         time = new StreamTime(spec, database.storedStreamTime());
-        reads = new SegmentReads(database, segments, time);
+        reads = new SegmentReads(spec, database, segments, time);
         estimates = new SizeEstimates(spec, database, segments);
         writes = new WriteBuffer(spec, reads, time);
         restore = new ChangelogRestore(database, segments, time, this::afterWrite);
-        commits = new CommitProtocol(database, segments, time, writes::released, () -> {
+        commits = new CommitProtocol(spec, database, segments, time, writes::released, () -> {
             writes.forgetSeriesIfMany();
             afterWrite();
         });

@@ -13,6 +13,10 @@ public final class SeriesStoreSpec {
 
     private final Map<Table, Long> retentionMs = new EnumMap<>(Table.class);
     private final Map<Table, Long> spanMs = new EnumMap<>(Table.class);
+    private long rawBlockMs;
+
+    /** A raw block's span when the raw segment's span is a multiple of it: one hour. */
+    static final long RAW_BLOCK_MS = 3_600_000L;
 
     private SeriesStoreSpec() {
     }
@@ -25,6 +29,7 @@ public final class SeriesStoreSpec {
     public static SeriesStoreSpec of(Duration rawRetention, Duration rawSpan, Map<RollupStep, Duration> rollupRetention) {
         SeriesStoreSpec spec = new SeriesStoreSpec();
         spec.set(Table.RAW, rawRetention.toMillis(), rawSpan.toMillis());
+        spec.rawBlockMs = gcd(RAW_BLOCK_MS, rawSpan.toMillis());
         for (RollupStep step : RollupStep.values()) {
             long retention = rollupRetention.get(step).toMillis();
             spec.set(Table.of(step), retention, Math.min(step.segment().toMillis(), retention));
@@ -41,6 +46,19 @@ public final class SeriesStoreSpec {
         }
         retentionMs.put(table, retention);
         spanMs.put(table, span);
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
+    }
+
+    /**
+     * The time span of one raw block (one row of the raw table per series and span: docs/storage.md, "Blocks"):
+     * {@value #RAW_BLOCK_MS} ms, or the greatest common divisor of it and the raw segment's span, so that a block
+     * always lies in one segment.
+     */
+    public long rawBlockMs() {
+        return rawBlockMs;
     }
 
     public long retentionMs(Table table) {

@@ -51,8 +51,30 @@ final class StreamTime {
         return expiredAt(visible, table, epochMillis);
     }
 
+    /**
+     * Whether readers must not see the row under {@code key} at all: for a raw block (keyed by its start), when its
+     * newest possible reading has expired; readings of a block that is partly expired are left out one by one
+     * ({@link #readerCutoff}).
+     */
     boolean isExpiredKey(Table table, byte[] key) {
-        return table.timeKeyed() && isExpiredForReaders(table, table.timeOf(key));
+        return table.timeKeyed() && isExpiredForReaders(table, newestTimeOf(table, key));
+    }
+
+    /** Whether the row under {@code key} is all expired for the write path (a raw block: its newest possible reading). */
+    boolean isExpiredKeyForWriters(Table table, byte[] key) {
+        return table.timeKeyed() && isExpired(table, newestTimeOf(table, key));
+    }
+
+    /** The oldest time readers still see in {@code table} (as of the last applied write), or {@code Long.MIN_VALUE}. */
+    long readerCutoff(Table table) {
+        long time = visible;
+        return !table.timeKeyed() || time == NONE ? Long.MIN_VALUE : time - spec.retentionMs(table);
+    }
+
+    /** The newest time a row under {@code key} holds: a raw block's last millisecond, any other row's own time. */
+    private long newestTimeOf(Table table, byte[] key) {
+        long millis = table.timeOf(key);
+        return table == Table.RAW ? millis + spec.rawBlockMs() - 1 : millis;
     }
 
     private boolean expiredAt(long time, Table table, long epochMillis) {

@@ -3,6 +3,7 @@ package dev.tspipe.processor.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tspipe.model.blocks.ChunkWriter;
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.rows.RawRow;
 import dev.tspipe.model.rows.Rollup;
@@ -126,13 +127,14 @@ class SeriesStoreTest {
     @Test
     void aLargeCommitIsAppliedInSeveralBatchesAllAtTheCommitReportAndAllOfItSurvivesACrashAfterIt() {
         SeriesStore store = SeriesStore.open(spec(), dir.toFile());
-        Map<String, String> tags = Map.of("site", "a".repeat(60));
         int series = 300;
         int readings = 20;
         for (int s = 0; s < series; s++) {
             byte[] prefix = ("dev-" + s + "#temp#").getBytes(StandardCharsets.UTF_8);
             for (int i = 0; i < readings; i++) {
                 long millis = T0 + i * 1_000L;
+                // A tag set per reading: its block's chunk holds each (a long one), so the commit is large.
+                Map<String, String> tags = Map.of("site", "a".repeat(60) + i);
                 store.ingest(RowKey.withTimestamp(prefix, millis), millis, new RawRow(s + i / 100.0, tags).toBytes(), s + i / 100.0);
             }
         }
@@ -169,13 +171,13 @@ class SeriesStoreTest {
             byte[] newest = RowKey.withTimestamp(SERIES, T0 + 2 * DAY + 1);
             byte[] afterOldest = java.util.Arrays.copyOf(RowKey.withTimestamp(SERIES, T0 + DAY), newest.length + 1);
             try (KeyValueIterator<Bytes, byte[]> rows = store.range(Table.RAW, newest, afterOldest, false)) {
-                assertThat(((SegmentIterator) rows).segmentsRead()).isEqualTo(2);
+                assertThat(((BlockRows) rows).segmentsRead()).isEqualTo(2);
                 List<Long> found = new ArrayList<>();
                 rows.forEachRemaining(row -> found.add(RowKey.timestampOf(row.key.get())));
                 assertThat(found).containsExactly(T0 + 2 * DAY, T0 + DAY);
             }
             try (KeyValueIterator<Bytes, byte[]> rows = store.range(Table.RAW, null, null, false)) {
-                assertThat(((SegmentIterator) rows).segmentsRead()).isEqualTo(5);
+                assertThat(((BlockRows) rows).segmentsRead()).isEqualTo(5);
             }
         }
     }
@@ -199,13 +201,17 @@ class SeriesStoreTest {
         }
     }
 
-    /** A grouped changelog record of raw rows of {@code SERIES}: timestamp and value per row, in that order. */
+    /**
+     * A changelog record of the raw table: a chunk of readings of {@code SERIES}, timestamp and value per reading in
+     * that order, all in one block (of the first one), under the block's key.
+     */
     private static KeyValue<byte[], byte[]> rawGroup(Object... millisAndValues) {
-        List<ChangelogGroups.Row> rows = new ArrayList<>();
+        long block = BlockRows.blockStart((Long) millisAndValues[0], spec().rawBlockMs());
+        ChunkWriter chunk = new ChunkWriter().start(block);
         for (int i = 0; i < millisAndValues.length; i += 2) {
-            rows.add(new ChangelogGroups.Row((Long) millisAndValues[i], new RawRow((Double) millisAndValues[i + 1], Map.of()).toBytes()));
+            chunk.add((Long) millisAndValues[i], (Double) millisAndValues[i + 1], new RawRow(0, Map.of()).toBytes(), 8, 4);
         }
-        return KeyValue.pair(SERIES, ChangelogGroups.encode(rows).get(0));
+        return KeyValue.pair(RowKey.withTimestamp(SERIES, block), chunk.toChunk());
     }
 
     private static KeyValue<byte[], byte[]> hourBucket(long start, double value) {
@@ -286,27 +292,58 @@ class SeriesStoreTest {
     @Test
     void aChangelogOfTheFormerStoresIsRefusedWithWhatToDo() {
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            // Engine v1: a record per raw row.
             byte[] oldStyleKey = RowKey.withTimestamp(SERIES, T0);
             assertThatThrownBy(() -> store.restore(Table.RAW, List.of(KeyValue.pair(oldStyleKey, new RawRow(1.0, Map.of()).toBytes()))))
                     .isInstanceOf(ProcessorStateException.class)
                     .hasMessageContaining("reset the application");
+            // Engine v2: a group of raw rows per series and commit, keyed by the series prefix.
+            byte[] group = ChangelogGroups.encode(List.of(new ChangelogGroups.Row(T0, new RawRow(1.0, Map.of()).toBytes()))).get(0);
+            assertThatThrownBy(() -> store.restore(Table.RAW, List.of(KeyValue.pair(SERIES, group))))
+                    .isInstanceOf(ProcessorStateException.class)
+                    .hasMessageContaining("before tspipe's storage engine v3");
+            // A group under a block's key.
+            assertThatThrownBy(() -> store.restore(Table.RAW, List.of(KeyValue.pair(oldStyleKey, group))))
+                    .isInstanceOf(ProcessorStateException.class)
+                    .hasMessageContaining("not a chunk of a raw block");
+            commit(store, 1L);
+            assertThat(raw(store, T0)).isNull();
         }
     }
 
     @Test
+    void aStoreOfStorageEngineV2IsRefusedWithItsVersionAndWhatToDo() throws Exception {
+        // What engine v2 left: a database with the tables' column families and stream time, and no format version.
+        try (org.rocksdb.Options options = new org.rocksdb.Options().setCreateIfMissing(true);
+             org.rocksdb.RocksDB db = org.rocksdb.RocksDB.open(options, dir.toString())) {
+            db.put("stream-time".getBytes(StandardCharsets.US_ASCII), ByteBuffer.allocate(8).putLong(T0).array());
+        }
+        assertThatThrownBy(() -> SeriesStore.open(spec(), dir.toFile()))
+                .isInstanceOf(ProcessorStateException.class)
+                .hasMessageContaining("format version 2")
+                .hasMessageContaining("reads and writes version 3")
+                .hasMessageContaining("reset the application");
+        // A store this version made opens again.
+        java.nio.file.Path fresh = dir.resolve("fresh");
+        SeriesStore.open(spec(), fresh.toFile()).close();
+        SeriesStore.open(spec(), fresh.toFile()).close();
+    }
+
+    @Test
     void deviceVolumesEstimateEachDevicesRowsInMemtablesAndInFiles() {
+        // Raw rows are blocks of an hour: the estimates are of the 1-minute table, a bucket per reading a minute apart.
         int[] readings = {600, 60, 6};
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
             for (int d = 0; d < readings.length; d++) {
                 byte[] series = ("dev-" + d + "#temp#").getBytes(StandardCharsets.UTF_8);
                 for (int i = 0; i < readings[d]; i++) {
-                    long millis = T0 + i * 1_000L;
+                    long millis = T0 + i * 60_000L;
                     store.ingest(RowKey.withTimestamp(series, millis), millis, new RawRow(i, Map.of()).toBytes(), i);
                 }
             }
             store.flush(NOWHERE);
             commit(store, 1L);
-            List<SeriesStore.DeviceVolume> inMemory = store.deviceVolumes(Table.RAW);
+            List<SeriesStore.DeviceVolume> inMemory = store.deviceVolumes(Table.MINUTE);
             assertThat(inMemory).extracting(v -> new String(v.devicePrefix(), StandardCharsets.UTF_8))
                     .containsExactly("dev-0#", "dev-1#", "dev-2#");
             System.out.println("device volumes in the memtable: " + inMemory.stream().map(v -> v.rows() + " rows "
@@ -323,7 +360,7 @@ class SeriesStoreTest {
         }
         // Closing flushes the memtables: the rows are in a file now.
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
-            List<SeriesStore.DeviceVolume> inFiles = store.deviceVolumes(Table.RAW);
+            List<SeriesStore.DeviceVolume> inFiles = store.deviceVolumes(Table.MINUTE);
             System.out.println("device volumes in files: " + inFiles.stream().map(v -> v.rows() + " rows " + v.bytes()
                     + " bytes").toList());
             assertThat(inFiles.get(0).rows()).as("rows of dev-0 in files").isBetween(300L, 1_200L);

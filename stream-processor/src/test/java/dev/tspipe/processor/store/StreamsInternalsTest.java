@@ -2,6 +2,7 @@ package dev.tspipe.processor.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.rows.RawRow;
 import java.nio.ByteBuffer;
@@ -95,12 +96,15 @@ class StreamsInternalsTest {
             pipe(driver, T0, 1.5);
             pipe(driver, T0 + 1_000, 2.5);
 
-            // The driver commits after every record: two commits, each with one group per grouped table.
+            // The driver commits after every record: two commits, each with one chunk of the raw block of the hour, and
+            // one group of the 1-minute table.
             List<TestRecord<byte[], byte[]>> raw = changelog(driver, Table.RAW);
             assertThat(raw).hasSize(2);
-            assertThat(raw.get(0).key()).isEqualTo(SERIES);
-            assertThat(ChangelogGroups.decode(raw.get(1).value())).singleElement()
-                    .satisfies(row -> assertThat(row.epochMillis()).isEqualTo(T0 + 1_000));
+            assertThat(raw.get(0).key()).isEqualTo(RowKey.withTimestamp(SERIES, T0));
+            BlockReader chunk = new BlockReader().read(raw.get(1).value(), T0);
+            assertThat(chunk.size()).isEqualTo(1);
+            assertThat(chunk.timestamp(0)).isEqualTo(T0 + 1_000);
+            assertThat(chunk.value(0)).isEqualTo(2.5);
             assertThat(changelog(driver, Table.MINUTE)).hasSize(2);
             assertThat(changelog(driver, Table.HOUR)).hasSize(2).allSatisfy(record ->
                     assertThat(record.key()).isEqualTo(RowKey.withTimestamp(SERIES, T0)));
