@@ -11,6 +11,9 @@ import java.time.Instant;
 /** The listing of a row key and its parts that {@code keys encode} and {@code keys decode} both print. */
 final class KeyParts {
 
+    /** A raw block's span with the default raw segment (docs/storage.md, "Blocks"). */
+    private static final long BLOCK_MILLIS = 3_600_000L;
+
     private KeyParts() {
     }
 
@@ -26,6 +29,10 @@ final class KeyParts {
         line(out, "timestamp", rowKey.epochMillis() + " (" + Instant.ofEpochMilli(rowKey.epochMillis()) + ")");
         line(out, "reversed", String.format("%0" + RowKey.TIMESTAMP_DIGITS + "d", Long.MAX_VALUE - rowKey.epochMillis()));
         line(out, "bytes", Integer.toString(key.length));
+        // The raw table stores the reading in the block of its hour, keyed by the hour's start (docs/row-keys.md).
+        long hour = rowKey.epochMillis() - Math.floorMod(rowKey.epochMillis(), BLOCK_MILLIS);
+        byte[] block = RowKey.withTimestamp(RowKey.seriesPrefixOf(key), hour);
+        line(out, "block", new String(block, StandardCharsets.UTF_8) + " (the raw block of the hour from " + Instant.ofEpochMilli(hour) + ")");
         out.flush();
     }
 

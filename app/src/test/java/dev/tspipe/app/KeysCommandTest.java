@@ -28,6 +28,7 @@ class KeysCommandTest {
             timestamp  1700000000000 (2023-11-14T22:13:20Z)
             reversed   9223370336854775807
             bytes      33
+            block      sensor-1#temp#9223370336855575807 (the raw block of the hour from 2023-11-14T22:00:00Z)
             """;
 
     @Test

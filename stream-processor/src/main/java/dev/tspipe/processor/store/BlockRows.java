@@ -47,9 +47,19 @@ final class BlockRows implements KeyValueIterator<Bytes, byte[]> {
 
     /** The rows of the readings in {@code [lower, upperExclusive)} of the blocks of {@code source}, at or after {@code cutoff}. */
     static BlockRows of(BlockSource source, byte[] lower, byte[] upperExclusive, boolean reverse, long spanMillis, long cutoff) {
+        return of(source, source, lower, upperExclusive, reverse, spanMillis, cutoff);
+    }
+
+    /**
+     * As {@link #of(BlockSource, byte[], byte[], boolean, long, long)}, the block past the range found by {@code probe}:
+     * asked for the blocks from the upper bound on (upper bound null, forward), it may answer only those up to the
+     * block whose span holds the bound, if it knows which (the others are never the block looked for).
+     */
+    static BlockRows of(BlockSource source, BlockSource probe, byte[] lower, byte[] upperExclusive, boolean reverse,
+                        long spanMillis, long cutoff) {
         KeyValue<Bytes, byte[]> straddling = null;
         if (upperExclusive != null && (lower == null || Arrays.compareUnsigned(lower, upperExclusive) < 0)) {
-            try (KeyValueIterator<Bytes, byte[]> after = source.range(upperExclusive, null, false)) {
+            try (KeyValueIterator<Bytes, byte[]> after = probe.range(upperExclusive, null, false)) {
                 if (after.hasNext()) {
                     KeyValue<Bytes, byte[]> block = after.next();
                     if (Arrays.compareUnsigned(smallestKeyOf(block.key.get(), spanMillis), upperExclusive) < 0) {

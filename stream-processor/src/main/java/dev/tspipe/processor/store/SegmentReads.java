@@ -86,17 +86,18 @@ final class SegmentReads {
     KeyValueIterator<Bytes, byte[]> range(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
         if (table == Table.RAW) {
             long cutoff = time.readerCutoff(Table.RAW);
-            return BlockRows.of(this::blocks, lower, upperExclusive, reverse, spec.rawBlockMs(), cutoff);
+            return BlockRows.of((from, to, backwards) -> stored(Table.RAW, from, to, backwards), this::probe, lower, upperExclusive,
+                    reverse, spec.rawBlockMs(), cutoff);
         }
         return stored(table, lower, upperExclusive, reverse);
     }
 
     /**
-     * The raw table's blocks with keys in {@code [lower, upperExclusive)}, without those all expired. A probe past a
-     * range ({@code upperExclusive} null) that starts at a key of one series reads only the segment of that key's
-     * block: the one block it looks for ({@link BlockRows}) is there or nowhere.
+     * The raw table's blocks from a range's upper bound {@code lower} on, for the one whose span may hold the bound
+     * ({@link BlockRows}): when the bound is a row key (or one and a 0x00 byte), only up to that key's block, which
+     * is in one segment: the block looked for is that one or none.
      */
-    private KeyValueIterator<Bytes, byte[]> blocks(byte[] lower, byte[] upperExclusive, boolean reverse) {
+    private KeyValueIterator<Bytes, byte[]> probe(byte[] lower, byte[] upperExclusive, boolean reverse) {
         if (upperExclusive == null && lower != null && !reverse) {
             byte[] blockKey = blockKeyOf(lower);
             if (blockKey != null) {
