@@ -102,17 +102,20 @@ final class ChangelogRestore {
     }
 
     /**
-     * A chunk of a raw block, merged into the block as the commit that sent it did; decoded only for stream time and to
-     * refuse what is not a chunk (a changelog of storage engine v2 holds groups of rows keyed by a series prefix).
+     * A chunk of a raw block, merged into the block as the commit that sent it did (or a whole block, put in place of
+     * what the block held: {@link CommitProtocol#WHOLE_BLOCK}); decoded only for stream time and to refuse what is not a
+     * chunk (a changelog of storage engine v2 holds groups of rows keyed by a series prefix).
      */
     private void restoreChunk(byte[] key, byte[] value) throws RocksDBException {
         long start;
+        boolean whole;
         try {
             if (key.length == 0 || key[key.length - 1] == RowKey.DELIMITER) {
                 throw new IllegalArgumentException("keyed by a series prefix");
             }
             start = Table.RAW.timeOf(key);
-            chunks.read(value, start);
+            whole = value.length > 0 && value[0] == CommitProtocol.WHOLE_BLOCK;
+            chunks.read(value, whole ? 1 : 0, whole ? value.length - 1 : value.length, start);
         } catch (IllegalArgumentException e) {
             throw new ProcessorStateException("the changelog of " + Table.RAW.storeName() + " holds a record keyed '"
                     + Table.printable(key) + "' that is not a chunk of a raw block (" + e.getMessage() + "): it was written "
@@ -121,7 +124,11 @@ final class ChangelogRestore {
         if (time.isExpiredKeyForWriters(Table.RAW, key) || chunks.size() == 0) {
             return;
         }
-        collected.merge(segments.forWrite(Table.RAW, start), key, value, 0, value.length);
+        if (whole) {
+            collected.put(segments.forWrite(Table.RAW, start), key, value, 1, value.length - 1);
+        } else {
+            collected.merge(segments.forWrite(Table.RAW, start), key, value, 0, value.length);
+        }
         ROWS_RESTORED.add(chunks.size());
         time.advance(chunks.timestamp(chunks.size() - 1));
     }

@@ -1,5 +1,6 @@
 package dev.tspipe.processor.store;
 
+import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.blocks.ChunkWriter;
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.rows.RawRow;
@@ -39,6 +40,13 @@ final class CommitProtocol {
     /** The buffer that a thread's flushes assemble their batches in, one after the other (a flush runs on one thread). */
     private static final ThreadLocal<BatchBuilder> FLUSH_BUILDER =
             ThreadLocal.withInitial(() -> new BatchBuilder(FLUSH_BATCH_BYTES + 64 * 1024));
+    /**
+     * The first byte of a raw changelog record that holds a whole block, written again as one chunk (a put: it replaces
+     * the chunks before it), where a chunk appended starts with its header ({@code 0x10} or {@code 0x11}).
+     */
+    static final byte WHOLE_BLOCK = 0;
+    /** The decoder of a thread's flushes' blocks to seal. */
+    private static final ThreadLocal<BlockReader> BLOCK_READER = ThreadLocal.withInitial(BlockReader::new);
     /** The encoder of a thread's flushes' chunks, one after the other. */
     private static final ThreadLocal<ChunkWriter> CHUNK_WRITER = ThreadLocal.withInitial(ChunkWriter::new);
 
@@ -75,7 +83,8 @@ final class CommitProtocol {
         batch.reset();
         int sentBefore = sent.size();
         try {
-            writes.writeTo(new Prepared(batch, changelog));
+            // A block is sealed from what the database holds: only when every earlier flush is applied.
+            writes.writeTo(new Prepared(batch, changelog, sentBefore == 0));
             database.putStreamTime(batch, time.current());
             sent.add(batch.build());
         } catch (RocksDBException | RuntimeException e) {
@@ -198,10 +207,60 @@ final class CommitProtocol {
     private final class Prepared implements PreparedCommit {
         private final BatchBuilder batch;
         private final SeriesStore.Changelog changelog;
+        private final boolean sealing;
 
-        Prepared(BatchBuilder batch, SeriesStore.Changelog changelog) {
+        Prepared(BatchBuilder batch, SeriesStore.Changelog changelog, boolean sealing) {
             this.batch = batch;
             this.changelog = changelog;
+            this.sealing = sealing;
+        }
+
+        /**
+         * The stored block, read and written again as one chunk of its live readings: a put into the batch, and a
+         * changelog record of the block marked {@link #WHOLE_BLOCK}, so that a restore puts it too. A block already of
+         * one chunk is left as it is.
+         */
+        @Override
+        public void sealBlock(byte[] prefix, long blockStart) throws RocksDBException {
+            if (!sealing || time.isExpired(Table.RAW, blockStart + spec.rawBlockMs() - 1)) {
+                return;
+            }
+            byte[] key = RowKey.withTimestamp(prefix, blockStart);
+            byte[] stored;
+            Segment segment;
+            Lock lock = segments.readLock();
+            lock.lock();
+            try {
+                segment = segments.get(Table.RAW, blockStart);
+                stored = segment == null ? null : database.rocksDb().get(segment.handle, key);
+            } finally {
+                lock.unlock();
+            }
+            if (stored == null) {
+                return;
+            }
+            BlockReader block = BLOCK_READER.get().read(stored, blockStart);
+            if (block.chunks() < 2) {
+                return;
+            }
+            ChunkWriter chunk = CHUNK_WRITER.get().start(blockStart);
+            long newest = Long.MIN_VALUE;
+            for (int i = 0; i < block.size(); i++) {
+                long millis = block.timestamp(i);
+                if (!time.isExpired(Table.RAW, millis)) {
+                    chunk.add(millis, block.value(i), block.tagBytes(), block.tagsOffset(i), block.tagsLength(i));
+                    newest = millis;
+                }
+            }
+            if (chunk.count() == 0) {
+                return;
+            }
+            byte[] value = chunk.toChunk();
+            put(segment.columnFamilyId, key, value);
+            byte[] record = new byte[value.length + 1];
+            record[0] = WHOLE_BLOCK;
+            System.arraycopy(value, 0, record, 1, value.length);
+            changelog.send(Table.RAW, key, record, newest);
         }
 
         @Override

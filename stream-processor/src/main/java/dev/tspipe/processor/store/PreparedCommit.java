@@ -20,6 +20,13 @@ interface PreparedCommit {
      */
     void rows(Table table, byte[] prefix, TimedRows rows, byte[] bytes) throws RocksDBException;
 
+    /**
+     * The series whose prefix is {@code prefix} has moved past its raw block that starts at {@code blockStart}: the
+     * block is written again as one chunk, in place of the chunks the commits appended (docs/storage.md, "Blocks").
+     * Called before the series' rows of the flush, which may add to that block again (a late reading).
+     */
+    void sealBlock(byte[] prefix, long blockStart) throws RocksDBException;
+
     /** One row under {@code key}, of {@code epochMillis} (its key's time in a time-keyed table, its changelog record's). */
     void row(Table table, byte[] key, byte[] value, long epochMillis) throws RocksDBException;
 

@@ -169,6 +169,21 @@ final class SegmentReads {
         }
     }
 
+    /** The raw block stored under {@code blockKey}, as RocksDB holds it (its chunks merged), or null (tests). */
+    byte[] storedBlock(byte[] blockKey) {
+        Lock lock = segments.readLock();
+        lock.lock();
+        try {
+            database.validateOpen();
+            Segment segment = segments.get(Table.RAW, Table.RAW.timeOf(blockKey));
+            return segment == null ? null : database.rocksDb().get(segment.handle, blockKey);
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot read from the series store in " + database.dir(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The lock an iterator holds while it reads. */
     Lock readLock() {
         return segments.readLock();

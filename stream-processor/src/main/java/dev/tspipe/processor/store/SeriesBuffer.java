@@ -28,6 +28,12 @@ final class SeriesBuffer {
     boolean latestDirty;
     private int latestSlot;
 
+    /**
+     * The raw block of the newest chunk a flush wrote for the series, or NONE (not known since the series was loaded):
+     * a flush that writes a later block writes this one again as one chunk ({@link PreparedCommit#sealBlock}).
+     */
+    long openBlock = NONE;
+
     /** Raw rows written since the last flush, in the order written (a correction replaces in place); bytes in the store's arena. */
     final TimedRows rows = new TimedRows();
 

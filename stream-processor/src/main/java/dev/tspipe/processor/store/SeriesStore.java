@@ -222,6 +222,11 @@ public final class SeriesStore implements AutoCloseable {
         return segments.copyOf(table);
     }
 
+    /** The raw block under {@code blockKey} as stored, its chunks one after the other, or null (tests). */
+    byte[] storedBlock(byte[] blockKey) {
+        return reads.storedBlock(blockKey);
+    }
+
     /** Write batches flushed and not applied yet (tests: a large commit is split). */
     int sentBatches() {
         return commits.sentBatches();

@@ -186,6 +186,13 @@ final class WriteBuffer implements PreparedCommit.Writes {
      * docs/benchmarks-history.md, "Storage engine v2, fourth round"); a method called this often is compiled for its calls.
      */
     private void writeSeries(PreparedCommit commit, SeriesBuffer buffer) throws RocksDBException {
+        long newestBlock = newestBlock(buffer.rows);
+        if (newestBlock != SeriesBuffer.NONE && newestBlock > buffer.openBlock) {
+            if (buffer.openBlock != SeriesBuffer.NONE) {
+                commit.sealBlock(buffer.prefix, buffer.openBlock);
+            }
+            buffer.openBlock = newestBlock;
+        }
         commit.rows(Table.RAW, buffer.prefix, buffer.rows, arena.bytes());
         // Each dirtyBuckets may park a bucket into the arena, which may grow it: its bytes are taken after.
         TimedRows minutes = buffer.dirtyBuckets(RollupStep.MINUTE, arena);
@@ -197,6 +204,15 @@ final class WriteBuffer implements PreparedCommit.Writes {
         if (buffer.latestDirty) {
             commit.row(Table.LATEST, buffer.prefix, buffer.latestValue(arena), buffer.latestMillis);
         }
+    }
+
+    /** The start of the newest raw block that {@code rows} write to, or NONE if they are none. */
+    private long newestBlock(TimedRows rows) {
+        long newest = SeriesBuffer.NONE;
+        for (int i = 0; i < rows.size(); i++) {
+            newest = Math.max(newest, rows.millis(i));
+        }
+        return newest == SeriesBuffer.NONE ? newest : BlockRows.blockStart(newest, spec.rawBlockMs());
     }
 
     /** After a flush that prepared its commit: nothing pending, what is known about each series stays known. */

@@ -3,6 +3,7 @@ package dev.tspipe.processor.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.blocks.ChunkWriter;
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.rows.RawRow;
@@ -156,6 +157,56 @@ class SeriesStoreTest {
                 assertThat(minute.count()).as("series %d", s).isEqualTo(readings);
             }
             assertThat(reopened.committedOffset(Table.RAW)).isEqualTo(12L);
+        }
+    }
+
+    @Test
+    void aBlockTheSeriesHasLeftIsWrittenAgainAsOneChunkAndItsChangelogRestoresItSo() {
+        long hour = T0 - T0 % 3_600_000L;
+        byte[] block = RowKey.withTimestamp(SERIES, hour);
+        List<KeyValue<byte[], byte[]>> changelog = new ArrayList<>();
+        SeriesStore.Changelog raw = (table, key, value, timestamp) -> {
+            if (table == Table.RAW) {
+                changelog.add(KeyValue.pair(key, value));
+            }
+        };
+        try (SeriesStore store = SeriesStore.open(spec(), dir.resolve("live").toFile())) {
+            for (int i = 0; i < 3; i++) {
+                ingest(store, hour + i * 1_000L, i + 0.5);
+                store.flush(raw);
+                commit(store, i);
+            }
+            assertThat(new BlockReader().read(store.storedBlock(block), hour).chunks()).as("a chunk per commit").isEqualTo(3);
+            // The next hour's first reading, and a late one in the block left.
+            ingest(store, hour + 3_600_000L, 9.5);
+            ingest(store, hour + 10_000L, 7.5);
+            store.flush(raw);
+            commit(store, 3);
+            BlockReader sealed = new BlockReader().read(store.storedBlock(block), hour);
+            assertThat(sealed.chunks()).as("the block written again, and the late reading's chunk after it").isEqualTo(2);
+            assertThat(sealed.size()).isEqualTo(4);
+            for (int i = 0; i < 3; i++) {
+                assertThat(raw(store, hour + i * 1_000L)).isEqualTo(i + 0.5);
+            }
+            assertThat(raw(store, hour + 10_000L)).isEqualTo(7.5);
+            assertThat(raw(store, hour + 3_600_000L)).isEqualTo(9.5);
+        }
+        // Three chunks, the whole block (marked), the late chunk, the next block's chunk.
+        assertThat(changelog).hasSize(6);
+        assertThat(changelog.get(3).value[0]).isEqualTo(CommitProtocol.WHOLE_BLOCK);
+        assertThat(changelog.get(3).key).isEqualTo(block);
+        try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
+            restored.restore(Table.RAW, changelog);
+            commit(restored, 9);
+            BlockReader block2 = new BlockReader().read(restored.storedBlock(block), hour);
+            assertThat(block2.chunks()).as("the whole block replaced the chunks before it").isEqualTo(2);
+            assertThat(block2.size()).isEqualTo(4);
+            for (int i = 0; i < 3; i++) {
+                assertThat(raw(restored, hour + i * 1_000L)).isEqualTo(i + 0.5);
+            }
+            assertThat(raw(restored, hour + 10_000L)).isEqualTo(7.5);
+            assertThat(raw(restored, hour + 3_600_000L)).isEqualTo(9.5);
+            assertThat(restored.streamTime()).hasValue(hour + 3_600_000L);
         }
     }
 
