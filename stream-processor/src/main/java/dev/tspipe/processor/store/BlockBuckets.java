@@ -3,19 +3,23 @@ package dev.tspipe.processor.store;
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.rows.RawRow;
 import dev.tspipe.model.rows.Rollup;
+import dev.tspipe.model.rows.RollupCounters;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
 import java.util.Arrays;
 import java.util.NoSuchElementException;
+import java.util.function.Function;
 
 /**
  * The rollup rows of a resolution computed from blocks (docs/storage.md, "Blocks"): for every series and bucket of
  * {@code step} that has readings, the row a rollup table holds, keyed {@code device#metric#reversedBucketStart},
  * its value {@code Rollup}'s bytes (the values summed oldest first, as readings that arrive in order are added),
  * in unsigned key order or its reverse, within {@code [lower, upperExclusive)}, without buckets that start before
- * the cutoff.
+ * the cutoff. Only the readings from {@code readingsFrom} on are counted: a bucket that starts before it goes on from
+ * its stored counters ({@code stored}: the readings before it, sealed into the rollup table; {@link RollupSeal}), so
+ * that it holds what the seal will store, bit for bit.
  *
  * <p>Which readings a range of buckets needs: a bucket's key is the largest key its readings can have, so the
  * readings of the buckets in the range are the readings in the range and, below its lower bound, those of the
@@ -32,28 +36,43 @@ final class BlockBuckets implements KeyValueIterator<Bytes, byte[]> {
     private final boolean reverse;
     private final long step;
     private final long cutoff;
+    private final long readingsFrom;
+    private final Function<byte[], byte[]> stored;
+    private final RollupCounters counters = new RollupCounters();
     private KeyValue<Bytes, byte[]> pending;
     private KeyValue<Bytes, byte[]> next;
     private double[] values = new double[64];
     private long[] times = new long[64];
 
     private BlockBuckets(KeyValueIterator<Bytes, byte[]> readings, byte[] lower, byte[] upperExclusive, boolean reverse, long step,
-                         long cutoff) {
+                         long cutoff, long readingsFrom, Function<byte[], byte[]> stored) {
         this.readings = readings;
         this.lower = lower;
         this.upperExclusive = upperExclusive;
         this.reverse = reverse;
         this.step = step;
         this.cutoff = cutoff;
+        this.readingsFrom = readingsFrom;
+        this.stored = stored;
     }
 
     /** The buckets of {@code stepMillis} with keys in {@code [lower, upperExclusive)} and starts at or after {@code cutoff}. */
     static BlockBuckets of(BlockRows.BlockSource source, byte[] lower, byte[] upperExclusive, boolean reverse, long spanMillis,
                            long stepMillis, long cutoff) {
+        return of(source, lower, upperExclusive, reverse, spanMillis, stepMillis, cutoff, Long.MIN_VALUE, key -> null);
+    }
+
+    /**
+     * The buckets of {@code stepMillis} with keys in {@code [lower, upperExclusive)} and starts at or after {@code cutoff},
+     * of the readings at or after {@code readingsFrom}, a bucket that starts before it going on from {@code stored}'s
+     * value for its key (null: none).
+     */
+    static BlockBuckets of(BlockRows.BlockSource source, byte[] lower, byte[] upperExclusive, boolean reverse, long spanMillis,
+                           long stepMillis, long cutoff, long readingsFrom, Function<byte[], byte[]> stored) {
         byte[] from = lower == null || (upperExclusive != null && Arrays.compareUnsigned(lower, upperExclusive) >= 0)
                 ? lower : readingsLower(source, lower, stepMillis);
-        BlockRows rows = BlockRows.of(source, from, upperExclusive, reverse, spanMillis, Long.MIN_VALUE);
-        return new BlockBuckets(rows, lower, upperExclusive, reverse, stepMillis, cutoff);
+        BlockRows rows = BlockRows.of(source, from, upperExclusive, reverse, spanMillis, readingsFrom);
+        return new BlockBuckets(rows, lower, upperExclusive, reverse, stepMillis, cutoff, readingsFrom, stored);
     }
 
     /**
@@ -177,12 +196,23 @@ final class BlockBuckets implements KeyValueIterator<Bytes, byte[]> {
                 || (upperExclusive != null && Arrays.compareUnsigned(bucketKey, upperExclusive) >= 0)) {
             return null;
         }
-        // Oldest first: forward rows come newest first.
-        Rollup rollup = null;
+        // Oldest first (forward rows come newest first), after the sealed readings of a bucket that began before them.
+        byte[] sealed = start < readingsFrom ? stored.apply(bucketKey) : null;
+        if (sealed == null) {
+            counters.clear();
+        } else {
+            counters.set(Rollup.fromBytes(sealed));
+        }
         for (int i = 0; i < count; i++) {
             int at = reverse ? i : count - 1 - i;
-            rollup = rollup == null ? Rollup.of(values[at], times[at]) : rollup.add(values[at], times[at]);
+            if (counters.isEmpty()) {
+                counters.first(values[at], times[at]);
+            } else {
+                counters.add(values[at], times[at]);
+            }
         }
-        return KeyValue.pair(Bytes.wrap(bucketKey), rollup.toBytes());
+        byte[] value = new byte[counters.encodedSize()];
+        counters.encodeInto(value, 0);
+        return KeyValue.pair(Bytes.wrap(bucketKey), value);
     }
 }

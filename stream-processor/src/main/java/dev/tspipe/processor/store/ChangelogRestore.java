@@ -2,7 +2,10 @@ package dev.tspipe.processor.store;
 
 import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.keys.RowKey;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.streams.KeyValue;
@@ -42,6 +45,8 @@ final class ChangelogRestore {
     private final Runnable written;
     /** Restored rows not yet written. */
     private final RestoreBatch collected = new RestoreBatch();
+    /** Whether a seal was restored ({@link RollupSeal#CHANGELOG_KEY}) that is not written yet. */
+    private boolean sealRestored;
     /** Decodes the chunks of the raw changelog, for their newest reading. */
     private final BlockReader chunks = new BlockReader();
 
@@ -84,6 +89,12 @@ final class ChangelogRestore {
                     byte[] prefix = record.key;
                     ChangelogGroup.forEachRow(record.value, (millis, source, offset, length) ->
                             restoreRow(table, RowKey.withTimestamp(prefix, millis), millis, source, offset, length));
+                } else if (table == Table.LATEST && Arrays.equals(record.key, RollupSeal.CHANGELOG_KEY)) {
+                    // The seal: raw blocks before it are in the rollup tables' changelogs, not needed any more.
+                    if (record.value != null && record.value.length == 8) {
+                        time.seal(ByteBuffer.wrap(record.value).getLong());
+                        sealRestored = true;
+                    }
                 } else {
                     long millis = table.timeOf(record.key);
                     restoreRow(table, record.key, millis, record.value, 0, record.value == null ? 0 : record.value.length);
@@ -157,19 +168,25 @@ final class ChangelogRestore {
      * waiting to be written may be in them). A failed write makes the store refuse further writes.
      */
     void write() {
-        if (collected.isEmpty()) {
+        if (collected.isEmpty() && !sealRestored) {
             return;
         }
         long superseded = collected.superseded();
         try {
-            List<byte[]> batches = collected.serialize(RestoreBatch.MAX_BATCH_BYTES);
+            List<byte[]> batches = new ArrayList<>(collected.serialize(RestoreBatch.MAX_BATCH_BYTES));
+            if (batches.isEmpty()) {
+                // Only the seal came: stream time and the seal are written on their own.
+                try (WriteBatch empty = new WriteBatch()) {
+                    batches.add(empty.data());
+                }
+            }
             ROWS_SUPERSEDED.add(collected.superseded() - superseded);
             // Several writes, not one: a crash between them leaves rows ahead of the offsets (written later), which
             // the restart's restore writes again; stream time goes with the last.
             for (int i = 0; i < batches.size(); i++) {
                 try (WriteBatch batch = new WriteBatch(batches.get(i))) {
                     if (i == batches.size() - 1) {
-                        database.putStreamTime(batch, time.current());
+                        database.putTime(batch, time);
                     }
                     segments.write(batch);
                 }
@@ -181,6 +198,7 @@ final class ChangelogRestore {
             throw e;
         } finally {
             collected.clear();
+            sealRestored = false;
         }
         time.publish();
         written.run();
@@ -192,7 +210,7 @@ final class ChangelogRestore {
      * restored offsets, say) can count on rows that are not there. A failure is logged: the restore starts again.
      */
     void writeBeforeClose() {
-        if (collected.isEmpty()) {
+        if (collected.isEmpty() && !sealRestored) {
             return;
         }
         try {
@@ -222,5 +240,6 @@ final class ChangelogRestore {
     /** Forgets the collected rows (the store closes without writing them). */
     void clear() {
         collected.clear();
+        sealRestored = false;
     }
 }

@@ -58,15 +58,17 @@ final class CommitProtocol {
     private final Runnable released;
     /** What the store does once the sent batches are applied: expired segments dropped, memtables balanced. */
     private final Runnable applied;
+    private final RollupSeal seal;
     /** Batches flushed (their changelog records sent in the task's transaction) but not yet known to be committed. */
     private final List<WriteBatch> sent = new ArrayList<>();
     /** The changelog offsets Kafka Streams reported since the sent batches were applied, per table. */
     private final Map<Table, Long> reported = new EnumMap<>(Table.class);
     private boolean warnedUncommitted;
 
-    CommitProtocol(SeriesStoreSpec spec, SeriesDatabase database, Segments segments, StreamTime time, Runnable released,
-                   Runnable applied) {
+    CommitProtocol(SeriesStoreSpec spec, SeriesDatabase database, Segments segments, StreamTime time, RollupSeal seal,
+                   Runnable released, Runnable applied) {
         this.spec = spec;
+        this.seal = seal;
         this.database = database;
         this.segments = segments;
         this.time = time;
@@ -82,16 +84,22 @@ final class CommitProtocol {
         BatchBuilder batch = FLUSH_BUILDER.get();
         batch.reset();
         int sentBefore = sent.size();
+        long sealedBefore = time.sealed();
         try {
-            // A block is sealed from what the database holds: only when every earlier flush is applied.
-            writes.writeTo(new Prepared(batch, changelog, sentBefore == 0));
-            database.putStreamTime(batch, time.current());
+            // Blocks are sealed from what the database holds: only when every earlier flush is applied.
+            Prepared prepared = new Prepared(batch, changelog, sentBefore == 0);
+            if (sentBefore == 0) {
+                seal.seal(prepared, changelog);
+            }
+            writes.writeTo(prepared);
+            database.putTime(batch, time);
             sent.add(batch.build());
         } catch (RocksDBException | RuntimeException e) {
             // Nothing of this flush is kept: the batches it made so far go with the ones it did not make.
             while (sent.size() > sentBefore) {
                 sent.remove(sent.size() - 1).close();
             }
+            time.unseal(sealedBefore);
             if (e instanceof RuntimeException unchecked) {
                 throw unchecked;
             }
@@ -164,7 +172,7 @@ final class CommitProtocol {
             WriteBatch last = sent.isEmpty() ? new WriteBatch() : sent.remove(sent.size() - 1);
             sent.add(last);
             database.putOffsets(last, offsets);
-            database.putStreamTime(last, time.current());
+            database.putTime(last, time);
             for (WriteBatch batch : sent) {
                 segments.write(batch);
             }
@@ -174,14 +182,22 @@ final class CommitProtocol {
             database.markFailed();
             throw e;
         } finally {
-            dropSent();
+            clearSent();
         }
         time.publish();
         applied.run();
     }
 
-    /** Drops the sent batches without applying them (a failed transaction, a restore, the store's close). */
+    /** Drops the sent batches without applying them (a failed transaction, a restore, the store's close), and their seal. */
     void dropSent() {
+        boolean flushed = !sent.isEmpty();
+        clearSent();
+        if (flushed) {
+            time.dropUnapplied();
+        }
+    }
+
+    private void clearSent() {
         sent.forEach(WriteBatch::close);
         sent.clear();
         released.run();

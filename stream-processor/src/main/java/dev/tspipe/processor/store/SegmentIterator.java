@@ -33,6 +33,8 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
     private final Lock readLock;
     private final StreamTime time;
     private final Table table;
+    /** Whether rows expired for readers are skipped (not when the raw blocks of rollups are read: {@link RollupSeal}). */
+    private final boolean expire;
     private final PriorityQueue<Source> heap;
     private final List<Source> sources = new ArrayList<>();
     private KeyValue<Bytes, byte[]> next;
@@ -41,13 +43,15 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
     /**
      * @param lower          first key (inclusive), or null for unbounded
      * @param upperExclusive first key after the range, or null for unbounded
+     * @param expire         whether rows expired for readers are skipped
      */
     SegmentIterator(SegmentReads reads, StreamTime time, Table table, RocksDB db, List<Segment> segments, byte[] lower,
-                    byte[] upperExclusive, boolean reverse) {
+                    byte[] upperExclusive, boolean reverse, boolean expire) {
         this.reads = reads;
         this.readLock = reads.readLock();
         this.time = time;
         this.table = table;
+        this.expire = expire;
         Comparator<Source> order = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
         this.heap = new PriorityQueue<>(Math.max(1, segments.size()), reverse ? order.reversed() : order);
         try {
@@ -160,7 +164,7 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
             } else {
                 top.close();
             }
-            if (!time.isExpiredKey(table, key)) {
+            if (!expire || !time.isExpiredKey(table, key)) {
                 next = KeyValue.pair(Bytes.wrap(key), value);
             }
         }

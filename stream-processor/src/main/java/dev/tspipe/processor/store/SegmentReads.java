@@ -52,6 +52,16 @@ final class SegmentReads {
         if (time.isExpiredForReaders(table, millis)) {
             return null;
         }
+        if (table.step() != null) {
+            long sealed = time.visibleSealed();
+            if (sealed != StreamTime.NONE && millis + table.step().sizeMillis() <= sealed) {
+                return storedGet(table, key);
+            }
+            // Only `key` itself is in [key, key + 0x00).
+            try (KeyValueIterator<Bytes, byte[]> bucket = rollups(table, key, Arrays.copyOf(key, key.length + 1), false)) {
+                return bucket.hasNext() ? bucket.next().value : null;
+            }
+        }
         Lock lock = segments.readLock();
         lock.lock();
         try {
@@ -80,16 +90,75 @@ final class SegmentReads {
     }
 
     /**
+     * The value a rollup table's segment stores under {@code key} (the counters sealed so far: {@link RollupSeal}), or
+     * null; expired or not.
+     */
+    byte[] storedGet(Table table, byte[] key) {
+        Lock lock = segments.readLock();
+        lock.lock();
+        try {
+            database.validateOpen();
+            Segment segment = segments.get(table, table.timeOf(key));
+            return segment == null ? null : database.rocksDb().get(segment.handle, key);
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot read from the series store in " + database.dir(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * The rows of {@code table} with {@code lower <= key < upperExclusive} (null: unbounded), in unsigned byte order or
      * its reverse, as of the last applied write and without expired rows. The iterator must be closed.
      */
     KeyValueIterator<Bytes, byte[]> range(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
         if (table == Table.RAW) {
             long cutoff = time.readerCutoff(Table.RAW);
-            return BlockRows.of((from, to, backwards) -> stored(Table.RAW, from, to, backwards), this::probe, lower, upperExclusive,
-                    reverse, spec.rawBlockMs(), cutoff);
+            return BlockRows.of((from, to, backwards) -> stored(Table.RAW, from, to, backwards, true), this::probe, lower,
+                    upperExclusive, reverse, spec.rawBlockMs(), cutoff);
         }
-        return stored(table, lower, upperExclusive, reverse);
+        if (table.step() != null) {
+            return rollups(table, lower, upperExclusive, reverse);
+        }
+        return stored(table, lower, upperExclusive, reverse, true);
+    }
+
+    /**
+     * A rollup table's rows ({@link RollupRows}): the buckets stored before the seal, and those computed from the raw
+     * blocks' readings since (blocks read whether or not the raw table still shows them: a bucket outlives its readings).
+     */
+    private KeyValueIterator<Bytes, byte[]> rollups(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
+        long sealed = time.visibleSealed();
+        KeyValueIterator<Bytes, byte[]> stored = stored(table, lower, upperExclusive, reverse, true);
+        try {
+            BlockBuckets computed = BlockBuckets.of((from, to, backwards) -> stored(Table.RAW, from, to, backwards, false), lower,
+                    upperExclusive, reverse, spec.rawBlockMs(), table.step().sizeMillis(), time.readerCutoff(table), sealed,
+                    key -> storedGet(table, key));
+            return new RollupRows(stored, computed, reverse, sealed);
+        } catch (RuntimeException e) {
+            stored.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The raw blocks that start in {@code [from, to)} (from NONE: every block before {@code to}), of every series, in
+     * key order, expired for readers or not: what {@link RollupSeal} seals.
+     */
+    KeyValueIterator<Bytes, byte[]> rawBlocks(long from, long to) {
+        Lock lock = segments.readLock();
+        lock.lock();
+        try {
+            database.validateOpen();
+            List<Segment> overlapping = new ArrayList<>(from == StreamTime.NONE
+                    ? segments.overlapping(Table.RAW, Long.MIN_VALUE / 2, to - 1) : segments.overlapping(Table.RAW, from, to - 1));
+            SegmentIterator iterator = new SegmentIterator(this, time, Table.RAW, database.rocksDb(), overlapping, null, null,
+                    false, false);
+            iterators.add(iterator);
+            return iterator;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -102,10 +171,10 @@ final class SegmentReads {
             byte[] blockKey = blockKeyOf(lower);
             if (blockKey != null) {
                 // Just past the block's key: every key of the series from `lower` up to the block itself.
-                return stored(Table.RAW, lower, Arrays.copyOf(blockKey, blockKey.length + 1), false);
+                return stored(Table.RAW, lower, Arrays.copyOf(blockKey, blockKey.length + 1), false, true);
             }
         }
-        return stored(Table.RAW, lower, upperExclusive, reverse);
+        return stored(Table.RAW, lower, upperExclusive, reverse, true);
     }
 
     /**
@@ -127,8 +196,12 @@ final class SegmentReads {
         }
     }
 
-    /** The rows as stored in {@code table}'s segments (for the raw table: its blocks). */
-    private KeyValueIterator<Bytes, byte[]> stored(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
+    /**
+     * The rows as stored in {@code table}'s segments (for the raw table: its blocks), without those expired for
+     * readers if {@code expire}.
+     */
+    private KeyValueIterator<Bytes, byte[]> stored(Table table, byte[] lower, byte[] upperExclusive, boolean reverse,
+                                                   boolean expire) {
         Lock lock = segments.readLock();
         lock.lock();
         try {
@@ -139,7 +212,7 @@ final class SegmentReads {
                 overlapping.addAll(span == null ? segments.of(table) : segments.overlapping(table, span[0], span[1]));
             }
             SegmentIterator iterator = new SegmentIterator(this, time, table, database.rocksDb(), overlapping, lower,
-                    upperExclusive, reverse);
+                    upperExclusive, reverse, expire);
             iterators.add(iterator);
             return iterator;
         } finally {

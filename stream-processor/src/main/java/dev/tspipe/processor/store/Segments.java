@@ -136,20 +136,23 @@ final class Segments {
     }
 
     /**
-     * Drops every segment whose whole span is before {@code streamTime - retention} of its table, under the write lock;
-     * {@code beforeDrop} lets go of what reads a segment first (its iterators). The writing thread only.
+     * Drops every segment whose whole span is before {@code streamTime - retention} of its table (a raw segment: before
+     * the seal, {@link RollupSeal}), under the write lock; {@code beforeDrop} lets go of what reads a segment first (its
+     * iterators). The writing thread only.
      */
-    void dropExpired(long streamTime, Consumer<Segment> beforeDrop) {
+    void dropExpired(StreamTime time, Consumer<Segment> beforeDrop) {
+        long streamTime = time.current();
         if (streamTime == StreamTime.NONE) {
             return;
         }
         for (Table table : Table.values()) {
-            if (!table.timeKeyed()) {
+            if (!table.timeKeyed() || (table == Table.RAW && time.sealed() == StreamTime.NONE)) {
                 continue;
             }
             // A segment's span [id * span, (id + 1) * span) is all expired when its end is at or before the
             // expiry limit, that is when id < floor(limit / span).
-            long firstLive = Math.floorDiv(streamTime - spec.retentionMs(table), spec.spanMs(table));
+            long limit = table == Table.RAW ? time.sealed() : streamTime - spec.retentionMs(table);
+            long firstLive = Math.floorDiv(limit, spec.spanMs(table));
             TreeMap<Long, Segment> ofTable = byTable.get(table);
             if (ofTable.isEmpty() || ofTable.firstKey() >= firstLive) {
                 continue;

@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
  *   <caption>Meta keys (the {@code default} column family)</caption>
  *   <tr><th>key</th><th>value</th></tr>
  *   <tr><td>{@code stream-time}</td><td>stream time of the last applied write, 8-byte big-endian long</td></tr>
+ *   <tr><td>{@code sealed-through}</td><td>the time before which the raw readings are sealed into the rollup tables
+ *       ({@link RollupSeal}), 8-byte big-endian long; absent: nothing sealed yet</td></tr>
  *   <tr><td>{@code format-version}</td><td>{@value #FORMAT_VERSION}, 4-byte big-endian int: the format of the data;
  *       absent in stores of storage engine v2, which are refused</td></tr>
  *   <tr><td>{@code changelog-offset.<store>}</td><td>the changelog offset of the table's store that the data covers,
@@ -55,13 +57,15 @@ final class SeriesDatabase {
         RocksDB.loadLibrary();
     }
     private static final byte[] STREAM_TIME_KEY = "stream-time".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SEALED_KEY = "sealed-through".getBytes(StandardCharsets.US_ASCII);
     private static final String OFFSET_KEY_PREFIX = "changelog-offset.";
     private static final byte[] FORMAT_KEY = "format-version".getBytes(StandardCharsets.US_ASCII);
     /**
-     * The format of the data this code writes and reads: 3, storage engine v3 (raw readings in blocks). Stores of
-     * engine v2 have no format key. Never renumbered; a store of another format is refused, not misread.
+     * The format of the data this code writes and reads: 4, storage engine v3 (raw readings in blocks, rollups computed
+     * from them until sealed). Format 3 stored every bucket at every commit; stores of engine v2 have no format key.
+     * Never renumbered; a store of another format is refused, not misread.
      */
-    static final int FORMAT_VERSION = 3;
+    static final int FORMAT_VERSION = 4;
 
     private final File dir;
     private final DBOptions dbOptions;
@@ -77,6 +81,7 @@ final class SeriesDatabase {
     /** The segments the database held when it was opened. */
     private final List<Segment> opened = new ArrayList<>();
     private final long storedStreamTime;
+    private final long storedSeal;
     private volatile boolean open;
     private boolean failed;
 
@@ -107,7 +112,8 @@ final class SeriesDatabase {
         open = true;
         try {
             checkFormat();
-            storedStreamTime = readStreamTime();
+            storedStreamTime = readTime(STREAM_TIME_KEY);
+            storedSeal = readTime(SEALED_KEY);
         } catch (RuntimeException e) {
             opened.forEach(segment -> segment.handle.close());
             close();
@@ -189,6 +195,11 @@ final class SeriesDatabase {
         return storedStreamTime;
     }
 
+    /** The seal ({@link StreamTime#sealed}) of the last applied write, or {@link StreamTime#NONE}. */
+    long storedSeal() {
+        return storedSeal;
+    }
+
     // ---------------------------------------------------------------------------------------
     // Column families (Segments, under its write lock)
 
@@ -214,12 +225,19 @@ final class SeriesDatabase {
         db.write(writeOptions, batch);
     }
 
-    void putStreamTime(BatchBuilder batch, long streamTime) {
-        batch.put(meta.getID(), STREAM_TIME_KEY, longBytes(streamTime));
+    /** Stream time and the seal, as a write makes them ({@link StreamTime#current}, {@link StreamTime#sealed}). */
+    void putTime(BatchBuilder batch, StreamTime time) {
+        batch.put(meta.getID(), STREAM_TIME_KEY, longBytes(time.current()));
+        if (time.sealed() != StreamTime.NONE) {
+            batch.put(meta.getID(), SEALED_KEY, longBytes(time.sealed()));
+        }
     }
 
-    void putStreamTime(WriteBatch batch, long streamTime) throws RocksDBException {
-        batch.put(meta, STREAM_TIME_KEY, longBytes(streamTime));
+    void putTime(WriteBatch batch, StreamTime time) throws RocksDBException {
+        batch.put(meta, STREAM_TIME_KEY, longBytes(time.current()));
+        if (time.sealed() != StreamTime.NONE) {
+            batch.put(meta, SEALED_KEY, longBytes(time.sealed()));
+        }
     }
 
     /** Puts each table's changelog offset into {@code batch}, in table order; a null offset (unknown) is deleted. */
@@ -264,8 +282,8 @@ final class SeriesDatabase {
         }
     }
 
-    private long readStreamTime() {
-        byte[] value = getMeta(STREAM_TIME_KEY);
+    private long readTime(byte[] key) {
+        byte[] value = getMeta(key);
         return value == null ? StreamTime.NONE : ByteBuffer.wrap(value).getLong();
     }
 

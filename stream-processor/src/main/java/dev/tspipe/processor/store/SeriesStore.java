@@ -11,8 +11,8 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
 /**
- * The state of one task: raw rows, 1m/1h/1d buckets and the latest reading of every series of the task's Kafka
- * partition, in one RocksDB database whose column families are the tables' segments (docs/storage.md). A facade over
+ * The state of one task: raw rows, 1m/1h/1d buckets (computed from the raw blocks until sealed) and the latest
+ * reading of every series of the task's Kafka partition, in one RocksDB database whose column families are the tables' segments (docs/storage.md). A facade over
  * one class per job, each with its own thread rule:
  *
  * <ul>
@@ -21,6 +21,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  *   <li>{@link StreamTime}: stream time, and what it expires for writers and for readers;</li>
  *   <li>{@link WriteBuffer}: {@link #ingest} into a buffer per series (duplicates, corrections);</li>
  *   <li>{@link CommitProtocol}: {@link #flush} to the changelogs and write batches, applied at {@link #committed};</li>
+ *   <li>{@link RollupSeal}: within a flush, the raw blocks that stream time expired sealed into the rollup tables;</li>
  *   <li>{@link ChangelogRestore}: {@link #restore} from the changelogs;</li>
  *   <li>{@link SegmentReads}: {@link #get} and {@link #range}; {@link SizeEstimates}: RocksDB's estimates.</li>
  * </ul>
@@ -63,12 +64,12 @@ public final class SeriesStore implements AutoCloseable {
         this.spec = spec;
         database = SeriesDatabase.open(dir);
         segments = new Segments(spec, database);
-        time = new StreamTime(spec, database.storedStreamTime());
+        time = new StreamTime(spec, database.storedStreamTime(), database.storedSeal());
         reads = new SegmentReads(spec, database, segments, time);
         estimates = new SizeEstimates(spec, database, segments);
         writes = new WriteBuffer(spec, reads, time);
         restore = new ChangelogRestore(database, segments, time, this::afterWrite);
-        commits = new CommitProtocol(spec, database, segments, time, writes::released, () -> {
+        commits = new CommitProtocol(spec, database, segments, time, new RollupSeal(spec, time, reads), writes::released, () -> {
             writes.forgetSeriesIfMany();
             afterWrite();
         });
@@ -111,7 +112,7 @@ public final class SeriesStore implements AutoCloseable {
     }
 
     /**
-     * Stores one reading: its raw row under {@code rowKey}, its 1m/1h/1d buckets and the series' latest reading; the
+     * Stores one reading: its raw row under {@code rowKey} (its 1m/1h/1d buckets follow from it) and the series' latest reading; the
      * same row again is a no-op, another value at the same timestamp a correction ({@link WriteBuffer}). The caller has
      * checked the reading against stream time. {@code row}: the raw row's canonical bytes; {@code value}: its value.
      */
@@ -184,7 +185,7 @@ public final class SeriesStore implements AutoCloseable {
     private void dropExpiredSegments() {
         // Restored rows not yet written may be in a segment that stream time has expired: it is dropped after them.
         if (!restore.hasRows()) {
-            segments.dropExpired(time.current(), reads::segmentDropped);
+            segments.dropExpired(time, reads::segmentDropped);
         }
     }
 

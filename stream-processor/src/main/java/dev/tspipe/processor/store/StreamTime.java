@@ -5,6 +5,11 @@ package dev.tspipe.processor.store;
  * written or restored, and the stream time as of the last write that reached the database, by which readers expire
  * rows (they see only what was applied). A row is expired when {@code timestamp < streamTime - lifecycle} of its table.
  *
+ * <p>And the raw table's seal ({@link RollupSeal}): the time before which the raw blocks' readings are sealed into
+ * the rollup tables. Before it, a bucket's counters are the rows its table stores; from it on, they are computed from
+ * the raw blocks. Writers expire raw readings by it (not by stream time: a block is kept until it is sealed), readers
+ * by stream time as any other row.
+ *
  * <p>Thread rule: advanced and published only by the thread that writes the task's store (the stream thread, or the
  * thread restoring the task: never both at once); read by any thread (both values are volatile).
  */
@@ -16,12 +21,18 @@ final class StreamTime {
     private final SeriesStoreSpec spec;
     private volatile long current;
     private volatile long visible;
+    private volatile long sealed;
+    private volatile long visibleSealed;
 
-    /** Stream time as the database stored it with its last write ({@link #NONE} if never). */
-    StreamTime(SeriesStoreSpec spec, long stored) {
+    /**
+     * Stream time and the seal as the database stored them with its last write ({@link #NONE} if never).
+     */
+    StreamTime(SeriesStoreSpec spec, long stored, long storedSeal) {
         this.spec = spec;
         this.current = stored;
         this.visible = stored;
+        this.sealed = storedSeal;
+        this.visibleSealed = storedSeal;
     }
 
     /** Stream time including what is not applied yet, or {@link #NONE}. */
@@ -36,13 +47,52 @@ final class StreamTime {
         }
     }
 
-    /** Everything up to the current stream time reached the database: readers expire rows by it now. */
+    /** Everything up to the current stream time and seal reached the database: readers go by them now. */
     void publish() {
         visible = current;
+        visibleSealed = sealed;
     }
 
-    /** Whether a row is expired for the write path (by stream time including what is not committed yet). */
+    /** Stream time as of the last applied write, or {@link #NONE}. */
+    long visibleCurrent() {
+        return visible;
+    }
+
+    /** The time before which raw readings are sealed into the rollup tables, including what is not applied yet, or NONE. */
+    long sealed() {
+        return sealed;
+    }
+
+    /** The seal as of the last applied write: rollup buckets before it are stored, from it on computed from blocks. */
+    long visibleSealed() {
+        return visibleSealed;
+    }
+
+    /** The raw readings before {@code epochMillis} are sealed into the rollup tables (a flush, or a restore). */
+    void seal(long epochMillis) {
+        if (epochMillis > sealed) {
+            sealed = epochMillis;
+        }
+    }
+
+    /** What was not applied is dropped: the seal goes back to what the database holds. */
+    void dropUnapplied() {
+        sealed = visibleSealed;
+    }
+
+    /** A flush that failed: the seal goes back to {@code before}, what it was when the flush began. */
+    void unseal(long before) {
+        sealed = before;
+    }
+
+    /**
+     * Whether a row is expired for the write path: a raw reading when it is sealed; any other row by stream time
+     * including what is not committed yet.
+     */
     boolean isExpired(Table table, long epochMillis) {
+        if (table == Table.RAW) {
+            return sealed != NONE && epochMillis < sealed;
+        }
         return expiredAt(current, table, epochMillis);
     }
 
@@ -60,7 +110,7 @@ final class StreamTime {
         return table.timeKeyed() && isExpiredForReaders(table, newestTimeOf(table, key));
     }
 
-    /** Whether the row under {@code key} is all expired for the write path (a raw block: its newest possible reading). */
+    /** Whether the row under {@code key} is all expired for the write path (a raw block: when it is sealed). */
     boolean isExpiredKeyForWriters(Table table, byte[] key) {
         return table.timeKeyed() && isExpired(table, newestTimeOf(table, key));
     }

@@ -6,21 +6,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
-import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.rocksdb.RocksDBException;
 
 /**
  * The write buffer of a task's series store, in the role of Kafka Streams' {@code CachingKeyValueStore} and its
- * {@code ThreadCache}: a reading becomes its raw row, the current bucket of each resolution (updated in place) and its
- * series' latest reading, in a buffer per series ({@link SeriesBuffer}, found through {@link SeriesTable}, row bytes
- * in one {@link RowArena}) until the next flush hands them to the commit ({@link #writeTo}). Duplicates are no-ops;
- * corrections replace the row and fix every bucket. In-order readings read nothing from RocksDB: the buffer knows
- * each series' latest timestamp and current buckets (docs/storage.md, "The write path").
+ * {@code ThreadCache}: a reading becomes its raw row and its series' latest reading, in a buffer per series
+ * ({@link SeriesBuffer}, found through {@link SeriesTable}, row bytes in one {@link RowArena}) until the next flush
+ * hands them to the commit ({@link #writeTo}). Duplicates are no-ops; a correction replaces the row, and every bucket
+ * follows, since buckets are computed from the raw blocks until they are sealed ({@link RollupSeal}). In-order
+ * readings read nothing from RocksDB: the buffer knows each series' latest timestamp (docs/storage.md, "The write path").
  *
  * <p>Thread rule: the stream thread only; nothing here is shared (its reads of stored rows, for late readings, go
  * through {@link SegmentReads}).
@@ -29,9 +23,8 @@ final class WriteBuffer implements PreparedCommit.Writes {
 
     /** Series whose state stays known between flushes; beyond it the clean ones are forgotten (about 300 bytes each). */
     static final int MAX_KNOWN_SERIES = 65_536;
-    /** Bytes a reading holds in the buffers until its batch is committed, besides its row: keys, buckets, objects. */
+    /** Bytes a reading holds in the buffers until its batch is committed, besides its row: keys, slots, objects. */
     private static final int BUFFERED_BYTES_PER_READING = 256;
-    private static final RollupStep[] STEPS = RollupStep.values();
     private static final Comparator<SeriesBuffer> SERIES_ORDER = (a, b) -> Arrays.compareUnsigned(a.prefix, b.prefix);
 
     private final SeriesStoreSpec spec;
@@ -54,15 +47,12 @@ final class WriteBuffer implements PreparedCommit.Writes {
         SeriesBuffer buffer = buffer(rowKey);
         long newest = buffer.latestMillis;
         boolean exists;
-        double oldValue = Double.NaN;
         int buffered = buffer.rows.slotOf(epochMillis);
         if (buffered >= 0) {
-            int offset = buffer.rows.offset(buffered);
-            if (arena.sameBytes(offset, buffer.rows.length(buffered), row)) {
+            if (arena.sameBytes(buffer.rows.offset(buffered), buffer.rows.length(buffered), row)) {
                 return SeriesStore.Outcome.DUPLICATE;
             }
             exists = true;
-            oldValue = arena.value(offset);
         } else {
             // A reading newer than the series' latest cannot be stored yet: no read (the common case).
             byte[] old = newest != SeriesBuffer.NONE && epochMillis <= newest ? reads.get(Table.RAW, rowKey) : null;
@@ -70,71 +60,15 @@ final class WriteBuffer implements PreparedCommit.Writes {
                 return SeriesStore.Outcome.DUPLICATE;
             }
             exists = old != null;
-            if (exists) {
-                oldValue = ByteBuffer.wrap(old).getDouble();
-            }
         }
         int slot = buffer.rows.put(epochMillis, arena.append(row), row.length);
         uncommittedBytes += row.length + rowKey.length + BUFFERED_BYTES_PER_READING;
         markDirty(buffer);
         time.advance(epochMillis);
-        for (RollupStep step : STEPS) {
-            updateBucket(buffer, step, epochMillis, value, exists, oldValue, newest);
-        }
         if (newest == SeriesBuffer.NONE || epochMillis >= newest) {
             buffer.setLatest(epochMillis, slot);
         }
         return exists ? SeriesStore.Outcome.CORRECTED : SeriesStore.Outcome.STORED;
-    }
-
-    private void updateBucket(SeriesBuffer buffer, RollupStep step, long epochMillis, double value, boolean correction,
-                              double oldValue, long newest) {
-        long start = step.bucketStart(epochMillis);
-        SeriesBuffer.Bucket bucket = buffer.bucket(step, start, arena);
-        if (bucket == null) {
-            // A bucket that starts after the series' newest reading cannot exist yet: no read.
-            byte[] stored = newest != SeriesBuffer.NONE && start <= newest
-                    ? reads.get(Table.of(step), RowKey.withTimestamp(buffer.prefix, start)) : null;
-            bucket = buffer.open(step, start, stored, arena);
-        }
-        if (bucket.isEmpty()) {
-            bucket.first(value, epochMillis);
-        } else if (!correction) {
-            bucket.add(value, epochMillis);
-        } else if (bucket.extremeIs(oldValue) && start >= time.current() - spec.retentionMs(Table.RAW)) {
-            recompute(bucket, buffer, step, start);
-        } else {
-            // The bucket reaches past the raw lifecycle: its raw rows are partly gone, so adjust in place.
-            bucket.replace(oldValue, value, epochMillis);
-        }
-        bucket.dirty = true;
-    }
-
-    /** The bucket again from its raw rows (the new value already written), newest first: exact min and max again. */
-    private void recompute(SeriesBuffer.Bucket bucket, SeriesBuffer buffer, RollupStep step, long start) {
-        long end = start + step.sizeMillis();
-        NavigableMap<Long, Double> values = new TreeMap<>();
-        try (KeyValueIterator<Bytes, byte[]> rows = reads.range(Table.RAW, RowKey.withTimestamp(buffer.prefix, end - 1),
-                Arrays.copyOf(RowKey.withTimestamp(buffer.prefix, start), buffer.prefix.length + RowKey.TIMESTAMP_DIGITS + 1), false)) {
-            while (rows.hasNext()) {
-                KeyValue<Bytes, byte[]> row = rows.next();
-                values.put(RowKey.timestampOf(row.key.get()), ByteBuffer.wrap(row.value).getDouble());
-            }
-        }
-        for (int i = 0; i < buffer.rows.size(); i++) {
-            long millis = buffer.rows.millis(i);
-            if (millis >= start && millis < end && !time.isExpired(Table.RAW, millis)) {
-                values.put(millis, arena.value(buffer.rows.offset(i)));
-            }
-        }
-        bucket.clear();
-        for (Map.Entry<Long, Double> row : values.descendingMap().entrySet()) {
-            if (bucket.isEmpty()) {
-                bucket.first(row.getValue(), row.getKey());
-            } else {
-                bucket.add(row.getValue(), row.getKey());
-            }
-        }
     }
 
     private SeriesBuffer buffer(byte[] rowKey) {
@@ -193,14 +127,8 @@ final class WriteBuffer implements PreparedCommit.Writes {
             }
             buffer.openBlock = newestBlock;
         }
+        // The buckets are computed from the blocks until they are sealed (RollupSeal): nothing to write for them.
         commit.rows(Table.RAW, buffer.prefix, buffer.rows, arena.bytes());
-        // Each dirtyBuckets may park a bucket into the arena, which may grow it: its bytes are taken after.
-        TimedRows minutes = buffer.dirtyBuckets(RollupStep.MINUTE, arena);
-        commit.rows(Table.MINUTE, buffer.prefix, minutes, arena.bytes());
-        TimedRows hours = buffer.dirtyBuckets(RollupStep.HOUR, arena);
-        commit.rows(Table.HOUR, buffer.prefix, hours, arena.bytes());
-        TimedRows days = buffer.dirtyBuckets(RollupStep.DAY, arena);
-        commit.rows(Table.DAY, buffer.prefix, days, arena.bytes());
         if (buffer.latestDirty) {
             commit.row(Table.LATEST, buffer.prefix, buffer.latestValue(arena), buffer.latestMillis);
         }

@@ -46,22 +46,44 @@ class SeriesStoreModelTest {
                 Map.of(RollupStep.MINUTE, Duration.ofDays(30), RollupStep.HOUR, Duration.ofDays(60), RollupStep.DAY, Duration.ofDays(400)));
     }
 
+    /**
+     * Raw rows live 3 hours (segments of an hour): a history of several hours seals its older blocks into the rollup
+     * tables (RollupSeal), and every bucket must read the same before and after.
+     */
+    private static SeriesStoreSpec shortLived() {
+        return SeriesStoreSpec.of(Duration.ofHours(3), Duration.ofHours(1),
+                Map.of(RollupStep.MINUTE, Duration.ofDays(30), RollupStep.HOUR, Duration.ofDays(60), RollupStep.DAY, Duration.ofDays(400)));
+    }
+
     @Test
     void randomHistoriesMatchTheModelAndTheirChangelogsRebuildThem() {
         long base = Long.getLong("tspipe.seed", System.nanoTime());
         for (int run = 0; run < 6; run++) {
             long seed = base + run;
             try {
-                checkHistory(seed, dir.resolve("run-" + run));
+                checkHistory(seed, longLived(), dir.resolve("run-" + run));
             } catch (AssertionError | RuntimeException e) {
                 throw new AssertionError("failed with seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")", e);
             }
         }
     }
 
-    private void checkHistory(long seed, Path runDir) {
+    @Test
+    void historiesLongerThanTheRawLifecycleSealTheirBucketsAndReadTheSame() {
+        long base = Long.getLong("tspipe.seed", System.nanoTime());
+        for (int run = 0; run < 6; run++) {
+            long seed = base + run;
+            try {
+                checkHistory(seed, shortLived(), dir.resolve("sealed-" + run));
+            } catch (AssertionError | RuntimeException e) {
+                throw new AssertionError("failed with seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")", e);
+            }
+        }
+    }
+
+    private void checkHistory(long seed, SeriesStoreSpec spec, Path runDir) {
         Random random = new Random(seed);
-        SeriesStoreSpec spec = longLived();
+        long rawLifecycle = spec.retentionMs(Table.RAW);
         Recorder changelog = new Recorder();
         Model model = new Model();
         List<byte[]> prefixes = new ArrayList<>();
@@ -88,9 +110,14 @@ class SeriesStoreModelTest {
                     millis = existing.lastKey() - random.nextInt(3) * HOUR - random.nextInt(3_600) * 1_000L; // late
                 } else {
                     long newest = existing == null ? T0 : existing.lastKey();
-                    millis = newest + random.nextInt(5) * 20_000L + random.nextInt(1_000); // in order, often the same minute
+                    // In order, often the same minute; hours apart now and then in a history that outlives its raw rows.
+                    millis = newest + random.nextInt(5) * 20_000L + random.nextInt(1_000)
+                            + (rawLifecycle < DAY && random.nextInt(50) == 0 ? HOUR : 0);
                 }
                 millis = Math.max(millis, T0 - DAY);
+                if (store.streamTime().isPresent() && millis < store.streamTime().getAsLong() - rawLifecycle) {
+                    continue; // refused before the store, as IngestStep refuses it (older than the raw lifecycle)
+                }
                 byte[] key = RowKey.withTimestamp(prefix, millis);
                 SeriesStore.Outcome expected = model.ingest(prefix, millis, value);
                 assertThat(store.ingest(key, millis, row(value), value)).as("outcome of reading %d", i).isEqualTo(expected);
@@ -101,14 +128,19 @@ class SeriesStoreModelTest {
                 if (i == operations / 2) {
                     store.flush(changelog);
                     commit(store);
-                    assertTablesMatch(store, model);
+                    assertTablesMatch(store, model, rawLifecycle);
                     assertRebuilt(store, spec, changelog, runDir.resolve("half"), random);
                 }
             }
             store.flush(changelog);
             commit(store);
-            assertTablesMatch(store, model);
+            assertTablesMatch(store, model, rawLifecycle);
             assertRebuilt(store, spec, changelog, runDir.resolve("end"), random);
+            if (rawLifecycle < DAY) {
+                assertThat(store.segmentsOf(Table.MINUTE)).as("buckets sealed").isNotEmpty();
+                assertThat(store.segmentsOf(Table.RAW).get(0).id * HOUR).as("raw segments dropped once sealed")
+                        .isGreaterThan(T0);
+            }
         }
     }
 
@@ -128,8 +160,8 @@ class SeriesStoreModelTest {
         return new RawRow(value, Map.of()).toBytes();
     }
 
-    private static void assertTablesMatch(SeriesStore store, Model model) {
-        assertThat(contents(store, Table.RAW)).isEqualTo(model.rawTable());
+    private static void assertTablesMatch(SeriesStore store, Model model, long rawLifecycle) {
+        assertThat(contents(store, Table.RAW)).isEqualTo(model.rawTable(store.streamTime().orElseThrow() - rawLifecycle));
         for (RollupStep step : RollupStep.values()) {
             assertThat(contents(store, Table.of(step))).as("table %s", Table.of(step)).isEqualTo(model.bucketTable(step));
         }
@@ -213,9 +245,10 @@ class SeriesStoreModelTest {
             return old == value ? SeriesStore.Outcome.DUPLICATE : SeriesStore.Outcome.CORRECTED;
         }
 
-        Map<String, String> rawTable() {
+        /** The raw rows from {@code cutoff} on (readers do not see older ones). */
+        Map<String, String> rawTable(long cutoff) {
             Map<String, String> table = new TreeMap<>();
-            rows.forEach((prefix, series) -> series.forEach((millis, value) ->
+            rows.forEach((prefix, series) -> series.tailMap(cutoff, true).forEach((millis, value) ->
                     table.put(key(prefix, millis), new RawRow(value, Map.of()).toString())));
             return table;
         }

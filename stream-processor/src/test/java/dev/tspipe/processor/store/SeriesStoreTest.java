@@ -245,10 +245,20 @@ class SeriesStoreTest {
             store.flush(NOWHERE);
             commit(store, 1L);
             assertThat(raw(store, T0)).as("expired once the reading that moved stream time is committed").isNull();
+            byte[] minute = RowKey.withTimestamp(SERIES, RollupStep.MINUTE.bucketStart(T0));
+            assertThat(Rollup.fromBytes(store.get(Table.MINUTE, minute)).sum()).as("computed from its block").isEqualTo(1.0);
+            assertThat(store.segmentsOf(Table.MINUTE)).as("nothing sealed yet").isEmpty();
+            // The next flush seals what the applied stream time expired; the raw segment goes once it is all sealed.
+            ingest(store, T0 + 8 * DAY, 4.0);
+            store.flush(NOWHERE);
+            commit(store, 2L);
             List<Long> segments = store.segmentsOf(Table.RAW).stream().map(p -> p.id).toList();
             assertThat(segments).containsExactly((T0 + DAY) / DAY, (T0 + 8 * DAY) / DAY);
             assertThat(raw(store, T0 + DAY)).isEqualTo(2.0);
-            assertThat(store.segmentsOf(Table.MINUTE)).hasSize(3);
+            assertThat(store.segmentsOf(Table.MINUTE)).as("the sealed bucket's segment").hasSize(1);
+            assertThat(Rollup.fromBytes(store.get(Table.MINUTE, minute)).sum()).as("sealed").isEqualTo(1.0);
+            assertThat(hour(store, T0 - T0 % 3_600_000L)).isEqualTo(1.0);
+            assertThat(hour(store, T0 + 8 * DAY - (T0 + 8 * DAY) % 3_600_000L)).as("corrected").isEqualTo(4.0);
         }
     }
 
@@ -372,7 +382,7 @@ class SeriesStoreTest {
         assertThatThrownBy(() -> SeriesStore.open(spec(), dir.toFile()))
                 .isInstanceOf(ProcessorStateException.class)
                 .hasMessageContaining("format version 2")
-                .hasMessageContaining("reads and writes version 3")
+                .hasMessageContaining("reads and writes version " + SeriesDatabase.FORMAT_VERSION)
                 .hasMessageContaining("reset the application");
         // A store this version made opens again.
         java.nio.file.Path fresh = dir.resolve("fresh");
@@ -382,19 +392,19 @@ class SeriesStoreTest {
 
     @Test
     void deviceVolumesEstimateEachDevicesRowsInMemtablesAndInFiles() {
-        // Raw rows are blocks of an hour: the estimates are of the 1-minute table, a bucket per reading a minute apart.
+        // Raw rows are blocks of an hour: readings an hour apart, a block each.
         int[] readings = {600, 60, 6};
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
             for (int d = 0; d < readings.length; d++) {
                 byte[] series = ("dev-" + d + "#temp#").getBytes(StandardCharsets.UTF_8);
                 for (int i = 0; i < readings[d]; i++) {
-                    long millis = T0 + i * 60_000L;
+                    long millis = T0 + i * 3_600_000L;
                     store.ingest(RowKey.withTimestamp(series, millis), millis, new RawRow(i, Map.of()).toBytes(), i);
                 }
             }
             store.flush(NOWHERE);
             commit(store, 1L);
-            List<SeriesStore.DeviceVolume> inMemory = store.deviceVolumes(Table.MINUTE);
+            List<SeriesStore.DeviceVolume> inMemory = store.deviceVolumes(Table.RAW);
             assertThat(inMemory).extracting(v -> new String(v.devicePrefix(), StandardCharsets.UTF_8))
                     .containsExactly("dev-0#", "dev-1#", "dev-2#");
             System.out.println("device volumes in the memtable: " + inMemory.stream().map(v -> v.rows() + " rows "
@@ -411,7 +421,7 @@ class SeriesStoreTest {
         }
         // Closing flushes the memtables: the rows are in a file now.
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
-            List<SeriesStore.DeviceVolume> inFiles = store.deviceVolumes(Table.MINUTE);
+            List<SeriesStore.DeviceVolume> inFiles = store.deviceVolumes(Table.RAW);
             System.out.println("device volumes in files: " + inFiles.stream().map(v -> v.rows() + " rows " + v.bytes()
                     + " bytes").toList());
             assertThat(inFiles.get(0).rows()).as("rows of dev-0 in files").isBetween(300L, 1_200L);
