@@ -4,7 +4,8 @@ import java.nio.ByteBuffer;
 
 /**
  * The counters of one series in one time bucket (Bigtable's aggregate cells): count, sum, min,
- * max, and the last value by timestamp. Kept at write time, one row per bucket, never one hot row.
+ * max, and the last value by timestamp. Computed from the raw readings while they are kept, stored once sealed: one
+ * row per bucket, never one hot row.
  *
  * <table>
  *   <caption>Byte layout (48 bytes, big-endian), or {@value #SINGLE_SIZE} bytes for a bucket of one reading</caption>

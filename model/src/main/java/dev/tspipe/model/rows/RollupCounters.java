@@ -2,12 +2,12 @@ package dev.tspipe.model.rows;
 
 /**
  * The counters of one bucket while readings change them: the one place where a reading's effect on count, sum, min,
- * max, last and the timestamp of last is written. {@link Rollup#of} and {@link Rollup#add} go through it, and so does
- * the series store's write buffer, whose current bucket of each series and resolution extends this class.
+ * max, last and the timestamp of last is written. {@link Rollup#of} and {@link Rollup#add} go through it, and so do
+ * the series store's buckets computed from raw blocks and their seal, so that a bucket computed and the same bucket
+ * sealed are the same bits (docs/storage.md, "Rollups from blocks: the seal").
  *
- * <p>Mutable, unlike the model's other types, for that buffer: it keeps a bucket per series and resolution for the
- * whole run and updates it with every reading, so the counters are primitive fields changed in place, with no object
- * per reading (docs/storage.md, "The write path"). Not thread-safe: one writer, no readers besides it.
+ * <p>Mutable, unlike the model's other types: a fold over thousands of readings changes primitive fields in place,
+ * with no object per reading. Not thread-safe: one writer, no readers besides it.
  */
 public class RollupCounters {
 
@@ -52,25 +52,6 @@ public class RollupCounters {
             last = value;
             lastEpochMillis = epochMillis;
         }
-    }
-
-    /**
-     * The reading at {@code epochMillis} changed from {@code oldValue} to {@code newValue}: exact for sum and last; min
-     * and max only widen, so they are exact when the old value was neither ({@link #extremeIs}), and the caller
-     * recomputes the bucket from its raw rows when it was and they still exist.
-     */
-    public final void replace(double oldValue, double newValue, long epochMillis) {
-        sum = sum - oldValue + newValue;
-        min = Math.min(min, newValue);
-        max = Math.max(max, newValue);
-        if (epochMillis == lastEpochMillis) {
-            last = newValue;
-        }
-    }
-
-    /** Whether a replaced value could have been this bucket's min or max, so that they must be recomputed. */
-    public final boolean extremeIs(double value) {
-        return Double.compare(value, min) == 0 || Double.compare(value, max) == 0;
     }
 
     /** The counters of {@code rollup}. */
