@@ -1,6 +1,5 @@
 package dev.tspipe.processor.store;
 
-import dev.tspipe.model.keys.RowKey;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
 import org.apache.kafka.common.utils.Bytes;
@@ -11,8 +10,10 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * The rows of a rollup table as readers see them (docs/storage.md, "Rollups from blocks"): the buckets its segments
  * store, which are those that began before the seal ({@link RollupSeal}), merged in key order (or its reverse) with
  * the buckets computed from the raw blocks' readings since the seal ({@link BlockBuckets}). A bucket in both (one that
- * straddles the seal) is the computed one, which went on from the stored counters; a stored row that does not begin
- * before the seal is left out (none is written so, but a restore may bring one before the seal it belongs to).
+ * straddles the seal) is the computed one, which went on from the stored counters. A stored bucket that does not begin
+ * before the seal the read started with is kept: a seal applied while the read opens its iterators may have dropped
+ * the raw blocks it was computed from (reads hold no snapshot: a read that races a seal of a bucket that straddles it
+ * may count the readings of that hour twice, once).
  *
  * <p>Thread rule: one thread at a time, like any iterator of a store; closing closes both.
  */
@@ -21,15 +22,13 @@ final class RollupRows implements KeyValueIterator<Bytes, byte[]> {
     private final KeyValueIterator<Bytes, byte[]> stored;
     private final KeyValueIterator<Bytes, byte[]> computed;
     private final boolean reverse;
-    private final long sealed;
     private KeyValue<Bytes, byte[]> nextStored;
     private KeyValue<Bytes, byte[]> nextComputed;
 
-    RollupRows(KeyValueIterator<Bytes, byte[]> stored, KeyValueIterator<Bytes, byte[]> computed, boolean reverse, long sealed) {
+    RollupRows(KeyValueIterator<Bytes, byte[]> stored, KeyValueIterator<Bytes, byte[]> computed, boolean reverse) {
         this.stored = stored;
         this.computed = computed;
         this.reverse = reverse;
-        this.sealed = sealed;
     }
 
     @Override
@@ -84,12 +83,8 @@ final class RollupRows implements KeyValueIterator<Bytes, byte[]> {
     }
 
     private void fill() {
-        while (nextStored == null && stored.hasNext()) {
-            KeyValue<Bytes, byte[]> row = stored.next();
-            if (sealed == StreamTime.NONE || RowKey.timestampOf(row.key.get()) >= sealed) {
-                continue;
-            }
-            nextStored = row;
+        if (nextStored == null && stored.hasNext()) {
+            nextStored = stored.next();
         }
         if (nextComputed == null && computed.hasNext()) {
             nextComputed = computed.next();

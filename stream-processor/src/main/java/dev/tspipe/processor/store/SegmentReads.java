@@ -134,7 +134,7 @@ final class SegmentReads {
             BlockBuckets computed = BlockBuckets.of((from, to, backwards) -> stored(Table.RAW, from, to, backwards, false), lower,
                     upperExclusive, reverse, spec.rawBlockMs(), table.step().sizeMillis(), time.readerCutoff(table), sealed,
                     key -> storedGet(table, key));
-            return new RollupRows(stored, computed, reverse, sealed);
+            return new RollupRows(stored, computed, reverse);
         } catch (RuntimeException e) {
             stored.close();
             throw e;
