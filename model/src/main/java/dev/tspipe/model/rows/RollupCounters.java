@@ -54,6 +54,24 @@ public class RollupCounters {
         }
     }
 
+    /** One more reading, or the first: what a fold over a bucket's readings, oldest first, calls for each. */
+    public final void include(double value, long epochMillis) {
+        if (isEmpty()) {
+            first(value, epochMillis);
+        } else {
+            add(value, epochMillis);
+        }
+    }
+
+    /** The counters of {@code rollup}'s bytes ({@link Rollup#fromBytes}), or none when {@code rollup} is null. */
+    public final void setOrClear(byte[] rollup) {
+        if (rollup == null) {
+            clear();
+        } else {
+            set(Rollup.fromBytes(rollup));
+        }
+    }
+
     /** The counters of {@code rollup}. */
     public final void set(Rollup rollup) {
         count = rollup.count();

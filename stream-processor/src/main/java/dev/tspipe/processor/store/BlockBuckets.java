@@ -2,7 +2,6 @@ package dev.tspipe.processor.store;
 
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.rows.RawRow;
-import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.model.rows.RollupCounters;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -197,19 +196,10 @@ final class BlockBuckets implements KeyValueIterator<Bytes, byte[]> {
             return null;
         }
         // Oldest first (forward rows come newest first), after the sealed readings of a bucket that began before them.
-        byte[] sealed = start < readingsFrom ? stored.apply(bucketKey) : null;
-        if (sealed == null) {
-            counters.clear();
-        } else {
-            counters.set(Rollup.fromBytes(sealed));
-        }
+        counters.setOrClear(start < readingsFrom ? stored.apply(bucketKey) : null);
         for (int i = 0; i < count; i++) {
             int at = reverse ? i : count - 1 - i;
-            if (counters.isEmpty()) {
-                counters.first(values[at], times[at]);
-            } else {
-                counters.add(values[at], times[at]);
-            }
+            counters.include(values[at], times[at]);
         }
         byte[] value = new byte[counters.encodedSize()];
         counters.encodeInto(value, 0);

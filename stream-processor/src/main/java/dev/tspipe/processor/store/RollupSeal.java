@@ -2,7 +2,6 @@ package dev.tspipe.processor.store;
 
 import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.keys.RowKey;
-import dev.tspipe.model.rows.Rollup;
 import dev.tspipe.model.rows.RollupCounters;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -138,19 +137,10 @@ final class RollupSeal {
                             park(bucket);
                         }
                         bucket = start;
-                        byte[] sealed = from != StreamTime.NONE && start < from
-                                ? reads.storedGet(table, RowKey.withTimestamp(prefix, start)) : null;
-                        if (sealed == null) {
-                            counters.clear();
-                        } else {
-                            counters.set(Rollup.fromBytes(sealed));
-                        }
+                        counters.setOrClear(from != StreamTime.NONE && start < from
+                                ? reads.storedGet(table, RowKey.withTimestamp(prefix, start)) : null);
                     }
-                    if (counters.isEmpty()) {
-                        counters.first(values[i], times[i]);
-                    } else {
-                        counters.add(values[i], times[i]);
-                    }
+                    counters.include(values[i], times[i]);
                 }
             }
             if (bucket != StreamTime.NONE) {

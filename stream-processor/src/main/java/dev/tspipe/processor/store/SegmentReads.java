@@ -62,36 +62,23 @@ final class SegmentReads {
                 return bucket.hasNext() ? bucket.next().value : null;
             }
         }
-        Lock lock = segments.readLock();
-        lock.lock();
-        try {
-            database.validateOpen();
-            Segment segment = segments.get(table, millis);
-            if (segment == null) {
-                return null;
-            }
-            if (table != Table.RAW) {
-                return database.rocksDb().get(segment.handle, key);
-            }
-            // A raw row is a reading of the block of its time (docs/storage.md, "Blocks").
-            long start = BlockRows.blockStart(millis, spec.rawBlockMs());
-            byte[] block = database.rocksDb().get(segment.handle, RowKey.withTimestamp(RowKey.seriesPrefixOf(key), start));
-            if (block == null) {
-                return null;
-            }
-            BlockReader reader = BLOCK_READER.get().read(block, start);
-            int index = reader.indexOf(millis);
-            return index < 0 ? null : reader.rawRow(index);
-        } catch (RocksDBException e) {
-            throw new ProcessorStateException("cannot read from the series store in " + database.dir(), e);
-        } finally {
-            lock.unlock();
+        if (table != Table.RAW) {
+            return storedGet(table, key);
         }
+        // A raw row is a reading of the block of its time (docs/storage.md, "Blocks").
+        long start = BlockRows.blockStart(millis, spec.rawBlockMs());
+        byte[] block = storedGet(Table.RAW, RowKey.withTimestamp(RowKey.seriesPrefixOf(key), start));
+        if (block == null) {
+            return null;
+        }
+        BlockReader reader = BLOCK_READER.get().read(block, start);
+        int index = reader.indexOf(millis);
+        return index < 0 ? null : reader.rawRow(index);
     }
 
     /**
-     * The value a rollup table's segment stores under {@code key} (the counters sealed so far: {@link RollupSeal}), or
-     * null; expired or not.
+     * The value the segment of {@code key}'s time stores under it, or null; expired or not (a rollup table: the counters
+     * sealed so far, {@link RollupSeal}; the raw table: a block, its chunks one after the other).
      */
     byte[] storedGet(Table table, byte[] key) {
         Lock lock = segments.readLock();
@@ -239,21 +226,6 @@ final class SegmentReads {
             return new long[] {RowKey.timestampOf(upper), RowKey.timestampOf(lower)};
         } catch (MalformedKeyException e) {
             return null;
-        }
-    }
-
-    /** The raw block stored under {@code blockKey}, as RocksDB holds it (its chunks merged), or null (tests). */
-    byte[] storedBlock(byte[] blockKey) {
-        Lock lock = segments.readLock();
-        lock.lock();
-        try {
-            database.validateOpen();
-            Segment segment = segments.get(Table.RAW, Table.RAW.timeOf(blockKey));
-            return segment == null ? null : database.rocksDb().get(segment.handle, blockKey);
-        } catch (RocksDBException e) {
-            throw new ProcessorStateException("cannot read from the series store in " + database.dir(), e);
-        } finally {
-            lock.unlock();
         }
     }
 

@@ -225,7 +225,7 @@ public final class SeriesStore implements AutoCloseable {
 
     /** The raw block under {@code blockKey} as stored, its chunks one after the other, or null (tests). */
     byte[] storedBlock(byte[] blockKey) {
-        return reads.storedBlock(blockKey);
+        return reads.storedGet(Table.RAW, blockKey);
     }
 
     /** Write batches flushed and not applied yet (tests: a large commit is split). */

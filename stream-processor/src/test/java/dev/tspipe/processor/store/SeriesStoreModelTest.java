@@ -57,24 +57,21 @@ class SeriesStoreModelTest {
 
     @Test
     void randomHistoriesMatchTheModelAndTheirChangelogsRebuildThem() {
-        long base = Long.getLong("tspipe.seed", System.nanoTime());
-        for (int run = 0; run < 6; run++) {
-            long seed = base + run;
-            try {
-                checkHistory(seed, longLived(), dir.resolve("run-" + run));
-            } catch (AssertionError | RuntimeException e) {
-                throw new AssertionError("failed with seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")", e);
-            }
-        }
+        checkHistories(longLived(), "run-");
     }
 
     @Test
     void historiesLongerThanTheRawLifecycleSealTheirBucketsAndReadTheSame() {
+        checkHistories(shortLived(), "sealed-");
+    }
+
+    /** Six seeded histories (the seed printed on failure, or given with -Dtspipe.seed) under {@code spec}. */
+    private void checkHistories(SeriesStoreSpec spec, String dirPrefix) {
         long base = Long.getLong("tspipe.seed", System.nanoTime());
         for (int run = 0; run < 6; run++) {
             long seed = base + run;
             try {
-                checkHistory(seed, shortLived(), dir.resolve("sealed-" + run));
+                checkHistory(seed, spec, dir.resolve(dirPrefix + run));
             } catch (AssertionError | RuntimeException e) {
                 throw new AssertionError("failed with seed " + seed + " (rerun with -Dtspipe.seed=" + seed + ")", e);
             }

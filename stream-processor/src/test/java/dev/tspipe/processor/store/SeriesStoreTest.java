@@ -182,14 +182,7 @@ class SeriesStoreTest {
             ingest(store, hour + 10_000L, 7.5);
             store.flush(raw);
             commit(store, 3);
-            BlockReader sealed = new BlockReader().read(store.storedBlock(block), hour);
-            assertThat(sealed.chunks()).as("the block written again, and the late reading's chunk after it").isEqualTo(2);
-            assertThat(sealed.size()).isEqualTo(4);
-            for (int i = 0; i < 3; i++) {
-                assertThat(raw(store, hour + i * 1_000L)).isEqualTo(i + 0.5);
-            }
-            assertThat(raw(store, hour + 10_000L)).isEqualTo(7.5);
-            assertThat(raw(store, hour + 3_600_000L)).isEqualTo(9.5);
+            assertSealedBlock(store, block, hour, "the block written again, and the late reading's chunk after it");
         }
         // Three chunks, the whole block (marked), the late chunk, the next block's chunk.
         assertThat(changelog).hasSize(6);
@@ -198,16 +191,21 @@ class SeriesStoreTest {
         try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
             restored.restore(Table.RAW, changelog);
             commit(restored, 9);
-            BlockReader block2 = new BlockReader().read(restored.storedBlock(block), hour);
-            assertThat(block2.chunks()).as("the whole block replaced the chunks before it").isEqualTo(2);
-            assertThat(block2.size()).isEqualTo(4);
-            for (int i = 0; i < 3; i++) {
-                assertThat(raw(restored, hour + i * 1_000L)).isEqualTo(i + 0.5);
-            }
-            assertThat(raw(restored, hour + 10_000L)).isEqualTo(7.5);
-            assertThat(raw(restored, hour + 3_600_000L)).isEqualTo(9.5);
+            assertSealedBlock(restored, block, hour, "the whole block replaced the chunks before it");
             assertThat(restored.streamTime()).hasValue(hour + 3_600_000L);
         }
+    }
+
+    /** The block of that test, sealed: two chunks (the whole block, the late reading's), and every reading readable. */
+    private static void assertSealedBlock(SeriesStore store, byte[] block, long hour, String chunks) {
+        BlockReader sealed = new BlockReader().read(store.storedBlock(block), hour);
+        assertThat(sealed.chunks()).as(chunks).isEqualTo(2);
+        assertThat(sealed.size()).isEqualTo(4);
+        for (int i = 0; i < 3; i++) {
+            assertThat(raw(store, hour + i * 1_000L)).isEqualTo(i + 0.5);
+        }
+        assertThat(raw(store, hour + 10_000L)).isEqualTo(7.5);
+        assertThat(raw(store, hour + 3_600_000L)).isEqualTo(9.5);
     }
 
     @Test
