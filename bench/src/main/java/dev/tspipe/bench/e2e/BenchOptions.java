@@ -1,6 +1,7 @@
 package dev.tspipe.bench.e2e;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,12 +30,15 @@ import java.util.List;
  * @param ingestRate    fresh readings per second written during the query phase (0: the instances are idle)
  * @param profile       record a JFR profile of tspipe's catch-up and summarize it
  * @param nodeJvmOptions JVM options of the child processes that run the applications
+ * @param input         the input's shape: {@code reports} (devices that report all their metrics at one moment,
+ *                      each report later by up to {@link #REPORT_JITTER}) or {@code independent} (each reading of a
+ *                      device and metric drawn at random)
  */
 @com.fasterxml.jackson.annotation.JsonAutoDetect(fieldVisibility = com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility.ANY)
 record BenchOptions(long readings, int devices, int metrics, int partitions, int spanHours, int threads, int catchUpTimeoutSeconds, Path out,
                     boolean skipBaseline, int baselineGraceSeconds, boolean skipCeiling, boolean skipQuestDb, boolean skipQueries,
                     boolean skipRestore, List<Integer> queryRates, int querySeconds, int settleSeconds, int ingestRate, boolean profile,
-                    List<String> nodeJvmOptions) {
+                    List<String> nodeJvmOptions, String input) {
 
     static final String USAGE = """
             java -cp bench/target/benchmarks.jar dev.tspipe.bench.e2e.EndToEndBenchmark [options]
@@ -43,6 +47,10 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
               --metrics M         metrics per device (5)
               --partitions P      partitions of the input topic (12)
               --span-hours H      event time covered by the readings (3)
+              --input SHAPE       reports: each device reports its metrics at one moment, on a
+                                  schedule, each report later by up to 100 ms (a fleet's telemetry);
+                                  independent: each reading of a device and metric drawn at random,
+                                  at the next moment of event time (reports)
               --threads T         stream threads of both applications (1)
               --catch-up-timeout-seconds S  longest catch-up per application (and QuestDB's, until
                                   queryable); then the throughput is what it committed (counted)
@@ -60,9 +68,18 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
               --skip-baseline --skip-ceiling --skip-questdb --skip-queries --skip-restore --no-profile
             """;
 
+    /** The default input's report jitter: devices on a timer, each report up to 100 ms late (docs/benchmarks.md). */
+    static final Duration REPORT_JITTER = Duration.ofMillis(100);
+
+    /** The jitter of the input's reports, or null for independent readings. */
+    Duration reportJitter() {
+        return input.equals("reports") ? REPORT_JITTER : null;
+    }
+
     static BenchOptions defaults() {
         return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, 150, Path.of("bench", "results"), false, 4 * 3600, false, false, false,
-                false, List.of(200, 1_000), 15, 30, 20_000, true, List.of("-Xmx1g"));
+                false, List.of(200, 1_000), 15, 30, 20_000, true, List.of("-Xmx1g"),
+                "reports");
     }
 
     static BenchOptions parse(String... args) {
@@ -87,6 +104,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
         int ingestRate = o.ingestRate;
         boolean profile = true;
         List<String> jvm = o.nodeJvmOptions;
+        String input = o.input;
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             switch (name) {
@@ -108,6 +126,12 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
                         case "--metrics" -> metrics = positiveInt(name, value);
                         case "--partitions" -> partitions = positiveInt(name, value);
                         case "--span-hours" -> spanHours = positiveInt(name, value);
+                        case "--input" -> {
+                            if (!value.equals("reports") && !value.equals("independent")) {
+                                throw new IllegalArgumentException("--input must be reports or independent, not " + value);
+                            }
+                            input = value;
+                        }
                         case "--threads" -> threads = positiveInt(name, value);
                         case "--catch-up-timeout-seconds" -> catchUpTimeoutSeconds = positiveInt(name, value);
                         case "--baseline-grace-seconds" -> baselineGraceSeconds = value.equals("0") ? 0 : positiveInt(name, value);
@@ -130,7 +154,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
         }
         return new BenchOptions(readings, devices, metrics, partitions, spanHours, threads, catchUpTimeoutSeconds, out, skipBaseline,
                 baselineGraceSeconds, skipCeiling, skipQuestDb, skipQueries, skipRestore, rates, querySeconds, settleSeconds, ingestRate,
-                profile, jvm);
+                profile, jvm, input);
     }
 
     private static long positiveLong(String name, String value) {

@@ -145,7 +145,7 @@ public final class EndToEndBenchmark {
         Map<String, Object> limit = new LinkedHashMap<>();
         long generateStart = System.nanoTime();
         InputData input = InputData.generate(Math.toIntExact(options.readings()), options.devices(), options.metrics(),
-                Duration.ofHours(options.spanHours()), context.registryUrl(), !options.skipQuestDb());
+                Duration.ofHours(options.spanHours()), options.reportJitter(), context.registryUrl(), !options.skipQuestDb());
         limit.put("generateSeconds", seconds(System.nanoTime() - generateStart));
         limit.put("meanValueBytes", round(input.valueBytes() / (double) input.count(), 1));
 
@@ -221,6 +221,19 @@ public final class EndToEndBenchmark {
             figures.put("startToCaughtUpWallSeconds", seconds(end - phaseStart));
             // Before the query phase, whose fresh readings add to the changelogs.
             figures.put("changelogs", changelogs(context.admin(), applicationId, progress.committed()));
+            if (tspipe) {
+                // The state of the input alone: the node stopped cleanly (memtables flushed), then started again on it.
+                NodeProcess.Closed stopped = node.stop();
+                node.close();
+                figures.put("stateAfterCatchUp", stateFigures(stateDir, progress.committed()));
+                long restartStart = System.nanoTime();
+                node = NodeProcess.start(name + "-after-stop", options.nodeJvmOptions(),
+                        options.out().resolve("e2e-" + runId + "-" + name + "-after-stop.log"), mode, context.bootstrap(),
+                        context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), httpPort, null, grace);
+                String[] restored = node.await("STATE RUNNING", Duration.ofMinutes(5)).trim().split(" ");
+                figures.put("restartAfterCleanStop", Map.of("secondsUntilRunning", seconds(System.nanoTime() - restartStart),
+                        "changelogRecordsRestored", Long.parseLong(restored[0]), "droppedRecordsBeforeStop", stopped.droppedRecords()));
+            }
             if (tspipe && !options.skipQueries()) {
                 long queriesStart = System.nanoTime();
                 figures.put("queries", queries(context, node, applicationId, httpPort, input));
@@ -237,6 +250,9 @@ public final class EndToEndBenchmark {
             figures.put("stateBytes", bytes);
             figures.put("readingsInState", stored);
             figures.put("stateBytesPerReading", round(bytes / (double) Math.max(1, stored), 1));
+            if (tspipe) {
+                figures.put("stateTables", stateFigures(stateDir, stored).get("tables"));
+            }
             if (tspipe && !options.skipRestore()) {
                 figures.put("restore", restore(context, applicationId, stateDir));
             }
@@ -244,6 +260,23 @@ public final class EndToEndBenchmark {
         } finally {
             node.close();
         }
+    }
+
+    /**
+     * The state directory of a stopped node holding {@code readings}: its bytes on disk, and the live SST bytes of each
+     * table, per reading too (the issue's target is per table).
+     */
+    private static Map<String, Object> stateFigures(Path stateDir, long readings) {
+        Map<String, Object> figures = new LinkedHashMap<>();
+        long bytes = directoryBytes(stateDir);
+        figures.put("bytes", bytes);
+        figures.put("readings", readings);
+        figures.put("bytesPerReading", round(bytes / (double) Math.max(1, readings), 2));
+        Map<String, Object> tables = new LinkedHashMap<>();
+        StateTables.sstBytes(stateDir).forEach((table, tableBytes) -> tables.put(table,
+                Map.of("sstBytes", tableBytes, "bytesPerReading", round(tableBytes / (double) Math.max(1, readings), 3))));
+        figures.put("tables", tables);
+        return figures;
     }
 
     /** A rate rounded to a whole number, or null when it could not be measured (NaN). */
@@ -415,6 +448,12 @@ public final class EndToEndBenchmark {
             figures.put("rowsRestored", rows);
             figures.put("rowsPerSecond", perSecond(rows, elapsed));
             figures.put("changelogRecordsPerSecond", perSecond(records, elapsed));
+            // The restore alone, as Kafka Streams' restore listener saw it: the first partition's start to the last one's
+            // end, without the JVM's start, the group's join and the rebalance (the restart after kill -9 below takes
+            // those with nothing to restore).
+            long restoreNanos = Long.parseLong(restored[2]);
+            figures.put("restoreSeconds", seconds(restoreNanos));
+            figures.put("rowsPerSecondOfRestore", restoreNanos == 0 ? null : perSecond(rows, restoreNanos));
             figures.put("peakRssMiB", round(node.peakRssKb() / 1024.0, 1));
             figures.put("loadAverageBefore", load);
             // A crash of the restored node (SIGKILL, nothing closed): its restart must not restore everything again.

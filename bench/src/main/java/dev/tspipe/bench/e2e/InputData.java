@@ -55,11 +55,15 @@ final class InputData {
     /**
      * Readings spread evenly over {@code span} of event time, ending 5 minutes ago: none expired, none in the future.
      * With {@code keepRows}, the readings are also kept as {@link #rows()}, for a peer fed from memory.
+     *
+     * @param reportJitter null: independent readings; otherwise device reports, each later by up to this
      */
-    static InputData generate(int count, int devices, int metrics, Duration span, String registryUrl, boolean keepRows) {
+    static InputData generate(int count, int devices, int metrics, Duration span, Duration reportJitter, String registryUrl,
+                              boolean keepRows) {
         Instant start = Instant.now().minus(span).minus(Duration.ofMinutes(5));
         double rate = count / (double) span.toSeconds();
-        ReadingGenerator generator = new ReadingGenerator(ReadingGenerator.Options.of(devices, metrics, rate, start));
+        ReadingGenerator.Options shape = ReadingGenerator.Options.of(devices, metrics, rate, start);
+        ReadingGenerator generator = new ReadingGenerator(reportJitter == null ? shape : shape.withReports(reportJitter));
         AvroSerializer<Reading> avro = serializer(registryUrl);
         byte[][] keys = new byte[count][];
         byte[][] values = new byte[count][];
@@ -107,17 +111,18 @@ final class InputData {
     }
 
     /**
-     * The options of a generator of fresh readings: the same devices and metrics, {@code ratePerSecond}
-     * readings per second of event time, from just after the last preloaded reading (so that none is
-     * older than the preloaded ones), with another seed.
+     * The options of a generator of fresh readings: the same devices, metrics and shape (reports or independent
+     * readings), {@code ratePerSecond} readings per second of event time, from just after the last preloaded reading
+     * (so that none is older than the preloaded ones), with another seed.
      */
     ReadingGenerator.Options freshReadings(double ratePerSecond) {
         long last = 0;
         for (long timestamp : timestamps) {
             last = Math.max(last, timestamp);
         }
-        return ReadingGenerator.Options.of(generated.devices(), generated.metrics(), ratePerSecond, Instant.ofEpochMilli(last + 1))
-                .withSeed(generated.seed() + 1);
+        ReadingGenerator.Options fresh = ReadingGenerator.Options.of(generated.devices(), generated.metrics(), ratePerSecond,
+                Instant.ofEpochMilli(last + 1)).withSeed(generated.seed() + 1);
+        return generated.reportJitter() == null ? fresh : fresh.withReports(generated.reportJitter());
     }
 
     int count() {

@@ -100,9 +100,13 @@ public final class NodeMain {
         }
 
         AtomicLong restored = new AtomicLong();
+        // The restore's own time: from the first changelog partition's start to the last one's end (0 if none).
+        AtomicLong firstRestoreStart = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong lastRestoreEnd = new AtomicLong(Long.MIN_VALUE);
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
             public void onRestoreStart(TopicPartition partition, String store, long start, long end) {
+                firstRestoreStart.accumulateAndGet(System.nanoTime(), Math::min);
             }
 
             @Override
@@ -112,11 +116,13 @@ public final class NodeMain {
 
             @Override
             public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+                lastRestoreEnd.accumulateAndGet(System.nanoTime(), Math::max);
             }
         });
         streams.setStateListener((newState, oldState) -> {
             if (newState == KafkaStreams.State.RUNNING) {
-                out.println("STATE RUNNING " + restored.get() + " " + SeriesStore.rowsRestored());
+                long restoreNanos = Math.max(0, lastRestoreEnd.get() - firstRestoreStart.get());
+                out.println("STATE RUNNING " + restored.get() + " " + SeriesStore.rowsRestored() + " " + restoreNanos);
             }
         });
         ThreadTime threadTime = new ThreadTime(streams);

@@ -59,10 +59,16 @@ final class Report {
                     "", "", questdb.get("loadAverageBefore") + " → " + questdb.get("loadAverageAfter")));
         }
         Map<String, Object> tspipe = (Map<String, Object>) result.get("tspipe");
+        Map<String, Object> afterCatchUp = tspipe == null ? null : (Map<String, Object>) tspipe.get("stateAfterCatchUp");
+        if (afterCatchUp != null) {
+            md.append(row("tspipe state of the input alone, stopped cleanly (per table: " + afterCatchUp.get("tables") + ")", "", "", "", "",
+                    "", "", afterCatchUp.get("bytesPerReading") + " (" + afterCatchUp.get("readings") + " readings)", "", "", ""));
+        }
         Map<String, Object> restore = tspipe == null ? null : (Map<String, Object>) tspipe.get("restore");
         if (restore != null) {
             md.append(row("tspipe restore (" + restore.get("rowsRestored") + " rows from " + restore.get("changelogRecordsRestored")
-                            + " changelog records; rows/s)", restore.get("rowsPerSecond"),
+                            + " changelog records; rows/s until RUNNING, and " + restore.get("rowsPerSecondOfRestore")
+                            + " rows/s over the restore's own " + restore.get("restoreSeconds") + " s)", restore.get("rowsPerSecond"),
                     restore.get("secondsUntilRunning"), "", "", "", restore.get("peakRssMiB"), "", "", "", restore.get("loadAverageBefore")));
             Map<String, Object> afterKill = (Map<String, Object>) restore.get("afterKill");
             if (afterKill != null) {

@@ -42,7 +42,9 @@ class EndToEndBenchmarkTest {
                 "/tspipe/catchUpReadingsPerSecond", "/tspipe/cpuSeconds", "/tspipe/brokerCpuSeconds",
                 "/tspipe/peakRssMiB", "/tspipe/peakRssWithQueriesMiB", "/tspipe/stateBytesPerReading", "/tspipe/droppedRecords",
                 "/tspipe/changelogs/bytesPerReading", "/tspipe/changelogs/recordsPerReading",
-                "/tspipe/restore/rowsPerSecond", "/tspipe/restore/changelogRecordsRestored",
+                "/tspipe/restore/rowsPerSecond", "/tspipe/restore/changelogRecordsRestored", "/tspipe/restore/restoreSeconds",
+                "/tspipe/stateAfterCatchUp/bytesPerReading", "/tspipe/stateAfterCatchUp/tables/raw-rows/sstBytes",
+                "/tspipe/stateAfterCatchUp/tables/latest/bytesPerReading", "/tspipe/stateTables/raw-rows/sstBytes",
                 "/tspipe/profile/executionSamples",
                 "/questdb/rowsPerSecondUntilQueryable", "/questdb/secondsUntilQueryable", "/questdb/cpuSeconds",
                 "/questdb/cpuMicrosPerRow", "/questdb/senderCpuSeconds", "/questdb/peakRssMiB", "/questdb/bytesPerRow",
@@ -54,6 +56,10 @@ class EndToEndBenchmarkTest {
         assertThat(result.at("/tspipe/restore/changelogRecordsRestored").asLong()).isPositive();
         // Every reading's raw row, its buckets and its series' latest value come back.
         assertThat(result.at("/tspipe/restore/rowsRestored").asLong()).isGreaterThanOrEqualTo(READINGS);
+        // The state of the input alone holds its readings, and a node started again on it after a clean stop restores nothing.
+        assertThat(result.at("/tspipe/stateAfterCatchUp/tables/raw-rows/sstBytes").asLong()).isPositive();
+        assertThat(result.at("/tspipe/restartAfterCleanStop/changelogRecordsRestored").isNumber()).isTrue();
+        assertThat(result.at("/tspipe/restartAfterCleanStop/changelogRecordsRestored").asLong()).isZero();
         // A kill -9 of the restored node does not make its restart restore everything again.
         assertThat(result.at("/tspipe/restore/afterKill/secondsUntilRunning").isNumber()).isTrue();
         assertThat(result.at("/tspipe/restore/afterKill/rowsRestored").asLong())

@@ -41,8 +41,9 @@ final class CommitProtocol {
     private static final ThreadLocal<BatchBuilder> FLUSH_BUILDER =
             ThreadLocal.withInitial(() -> new BatchBuilder(FLUSH_BATCH_BYTES + 64 * 1024));
     /**
-     * The first byte of a raw changelog record that holds a whole block, written again as one chunk (a put: it replaces
-     * the chunks before it), where a chunk appended starts with its header ({@code 0x10} or {@code 0x11}).
+     * The first byte of a raw changelog record that holds a whole block as one chunk (a put: it replaces the chunks
+     * before it), where a chunk appended starts with its header ({@code 0x10} or {@code 0x11}). Sent by the writers of
+     * format version 4 before sealing became local (docs/storage.md, "Changelogs"); a restore still puts such a record.
      */
     static final byte WHOLE_BLOCK = 0;
     /** The decoder of a thread's flushes' blocks to seal. */
@@ -232,9 +233,9 @@ final class CommitProtocol {
         }
 
         /**
-         * The stored block, read and written again as one chunk of its live readings: a put into the batch, and a
-         * changelog record of the block marked {@link #WHOLE_BLOCK}, so that a restore puts it too. A block already of
-         * one chunk is left as it is.
+         * The stored block, read and written again as one chunk of its live readings: a put into the batch, and nothing
+         * to the changelog, which holds the same readings in the chunks the commits sent (a restore merges them; the
+         * block is then of several chunks, and reads the same). A block already of one chunk is left as it is.
          */
         @Override
         public void sealBlock(byte[] prefix, long blockStart) throws RocksDBException {
@@ -260,23 +261,16 @@ final class CommitProtocol {
                 return;
             }
             ChunkWriter chunk = CHUNK_WRITER.get().start(blockStart);
-            long newest = Long.MIN_VALUE;
             for (int i = 0; i < block.size(); i++) {
                 long millis = block.timestamp(i);
                 if (!time.isExpired(Table.RAW, millis)) {
                     chunk.add(millis, block.value(i), block.tagBytes(), block.tagsOffset(i), block.tagsLength(i));
-                    newest = millis;
                 }
             }
             if (chunk.count() == 0) {
                 return;
             }
-            byte[] value = chunk.toChunk();
-            put(segment.columnFamilyId, key, value);
-            byte[] record = new byte[value.length + 1];
-            record[0] = WHOLE_BLOCK;
-            System.arraycopy(value, 0, record, 1, value.length);
-            changelog.send(Table.RAW, key, record, newest);
+            put(segment.columnFamilyId, key, chunk.toChunk());
         }
 
         @Override

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.utils.Bytes;
@@ -161,7 +162,7 @@ class SeriesStoreTest {
     }
 
     @Test
-    void aBlockTheSeriesHasLeftIsWrittenAgainAsOneChunkAndItsChangelogRestoresItSo() {
+    void aBlockTheSeriesHasLeftIsWrittenAgainAsOneChunkWhileItsChangelogKeepsTheChunks() {
         long hour = T0 - T0 % 3_600_000L;
         byte[] block = RowKey.withTimestamp(SERIES, hour);
         List<KeyValue<byte[], byte[]>> changelog = new ArrayList<>();
@@ -182,25 +183,25 @@ class SeriesStoreTest {
             ingest(store, hour + 10_000L, 7.5);
             store.flush(raw);
             commit(store, 3);
-            assertSealedBlock(store, block, hour, "the block written again, and the late reading's chunk after it");
+            assertBlock(store, block, hour, 2, "the block written again as one chunk, and the late reading's chunk after it");
         }
-        // Three chunks, the whole block (marked), the late chunk, the next block's chunk.
-        assertThat(changelog).hasSize(6);
-        assertThat(changelog.get(3).value[0]).isEqualTo(CommitProtocol.WHOLE_BLOCK);
-        assertThat(changelog.get(3).key).isEqualTo(block);
+        // The seal is local: the changelog holds the three chunks, the late chunk and the next block's chunk, no whole block.
+        assertThat(changelog).hasSize(5);
+        assertThat(changelog).noneMatch(record -> record.value[0] == CommitProtocol.WHOLE_BLOCK);
+        assertThat(changelog).filteredOn(record -> Arrays.equals(record.key, block)).as("the block's four chunks").hasSize(4);
         try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
             restored.restore(Table.RAW, changelog);
             commit(restored, 9);
-            assertSealedBlock(restored, block, hour, "the whole block replaced the chunks before it");
+            assertBlock(restored, block, hour, 4, "the chunks as the commits sent them");
             assertThat(restored.streamTime()).hasValue(hour + 3_600_000L);
         }
     }
 
-    /** The block of that test, sealed: two chunks (the whole block, the late reading's), and every reading readable. */
-    private static void assertSealedBlock(SeriesStore store, byte[] block, long hour, String chunks) {
-        BlockReader sealed = new BlockReader().read(store.storedBlock(block), hour);
-        assertThat(sealed.chunks()).as(chunks).isEqualTo(2);
-        assertThat(sealed.size()).isEqualTo(4);
+    /** The block of that test, of {@code chunks} chunks, with every reading readable. */
+    private static void assertBlock(SeriesStore store, byte[] block, long hour, int chunks, String why) {
+        BlockReader stored = new BlockReader().read(store.storedBlock(block), hour);
+        assertThat(stored.chunks()).as(why).isEqualTo(chunks);
+        assertThat(stored.size()).isEqualTo(4);
         for (int i = 0; i < 3; i++) {
             assertThat(raw(store, hour + i * 1_000L)).isEqualTo(i + 0.5);
         }
