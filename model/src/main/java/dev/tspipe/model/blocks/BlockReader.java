@@ -24,12 +24,15 @@ public final class BlockReader {
     private int[] scratch = new int[64];
     private int[] setOffsets = new int[4];
     private int[] setLengths = new int[4];
+    /** Tag sets of the chunk read last, at {@link #setOffsets}: those of a chunk that inherits them; 0 before the first. */
+    private int sets;
 
     /** Decodes {@code length} bytes of {@code bytes} from {@code offset}: the block that begins at {@code blockStartMillis}. */
     public BlockReader read(byte[] bytes, int offset, int length, long blockStartMillis) {
         tagBytesLength = 0;
         chunks = 0;
         size = 0;
+        sets = 0;
         int end = offset + length;
         int at = offset;
         while (at < end) {
@@ -93,10 +96,51 @@ public final class BlockReader {
         return row;
     }
 
+    /** The tag-sets field of a chunk: they become the sets its readings (and the chunks that inherit them) point to. */
+    private void readTagSets(Cursor cursor, int start, int end) {
+        int count = cursor.count("tag set count");
+        if (count == 0 || count > end - cursor.at) {
+            throw new MalformedBlockException("a chunk of " + count + " tag sets", start);
+        }
+        if (count > setOffsets.length) {
+            setOffsets = new int[Math.max(count, setOffsets.length * 2)];
+            setLengths = new int[setOffsets.length];
+        }
+        for (int s = 0; s < count; s++) {
+            int compactLength = cursor.count("tag set length");
+            int compactStart = cursor.skip(compactLength);
+            int room = TagSets.rawLength(compactLength);
+            if (tagBytesLength + room > tagBytes.length) {
+                tagBytes = Arrays.copyOf(tagBytes, Math.max(tagBytes.length * 2, tagBytesLength + room));
+            }
+            int expanded = TagSets.expand(cursor.bytes, compactStart, compactLength, tagBytes, tagBytesLength);
+            setOffsets[s] = tagBytesLength;
+            setLengths[s] = expanded - tagBytesLength;
+            tagBytesLength = expanded;
+        }
+        sets = count;
+    }
+
+    /** {@code count} tag sets, each of no tags ({@code RawRow}'s four zero bytes), for a chunk whose sets cannot be known. */
+    private void noTags(int count) {
+        if (tagBytesLength + 4 > tagBytes.length) {
+            tagBytes = Arrays.copyOf(tagBytes, tagBytes.length * 2 + 4);
+        }
+        if (count > setOffsets.length) {
+            setOffsets = new int[count];
+            setLengths = new int[count];
+        }
+        Arrays.fill(tagBytes, tagBytesLength, tagBytesLength + 4, (byte) 0);
+        Arrays.fill(setOffsets, 0, count, tagBytesLength);
+        Arrays.fill(setLengths, 0, count, 4);
+        tagBytesLength += 4;
+        sets = count;
+    }
+
     private int readChunk(byte[] bytes, int start, int end, long base) {
         int at = start;
         int header = bytes[at++] & 0xFF;
-        if (header >>> 4 != ChunkWriter.VERSION || (header & 0x0E) != 0) {
+        if (header >>> 4 != ChunkWriter.VERSION || (header & 0x0C) != 0) {
             throw new MalformedBlockException("unknown chunk header 0x" + Integer.toHexString(header)
                     + " (this tspipe reads chunk format " + ChunkWriter.VERSION + ")", start);
         }
@@ -106,25 +150,18 @@ public final class BlockReader {
         if (count == 0) {
             throw new MalformedBlockException("a chunk of no readings", start);
         }
-        int sets = cursor.count("tag set count");
-        if (sets == 0 || sets > end - cursor.at) {
-            throw new MalformedBlockException("a chunk of " + sets + " tag sets", start);
-        }
-        if (sets > setOffsets.length) {
-            setOffsets = new int[Math.max(sets, setOffsets.length * 2)];
-            setLengths = new int[setOffsets.length];
-        }
-        for (int s = 0; s < sets; s++) {
-            int compactLength = cursor.count("tag set length");
-            int compactStart = cursor.skip(compactLength);
-            int room = TagSets.rawLength(compactLength);
-            if (tagBytesLength + room > tagBytes.length) {
-                tagBytes = Arrays.copyOf(tagBytes, Math.max(tagBytes.length * 2, tagBytesLength + room));
+        if ((header & ChunkWriter.INHERITED_TAG_SETS) != 0) {
+            int inherited = cursor.count("tag set count");
+            if (inherited == 0 || inherited > end - cursor.at) {
+                throw new MalformedBlockException("a chunk of " + inherited + " tag sets", start);
             }
-            int expanded = TagSets.expand(bytes, compactStart, compactLength, tagBytes, tagBytesLength);
-            setOffsets[s] = tagBytesLength;
-            setLengths[s] = expanded - tagBytesLength;
-            tagBytesLength = expanded;
+            if (inherited != sets) {
+                // Not the chunk it follows (the broker deleted that one: a changelog read from past its retention; or
+                // it is decoded on its own): its readings have no tags.
+                noTags(inherited);
+            }
+        } else {
+            readTagSets(cursor, start, end);
         }
         long timestamp = base + cursor.varint("first timestamp");
         int decimals = 0;

@@ -13,11 +13,13 @@ import java.util.Arrays;
  * <table>
  *   <caption>Byte layout of a chunk</caption>
  *   <tr><th>field</th><th>bytes</th><th>content</th></tr>
- *   <tr><td>header</td><td>1</td><td>high nibble: format version {@value #VERSION}; low bit: 0 values as decimal
- *       mantissas, 1 values as XOR of their IEEE 754 bits</td></tr>
+ *   <tr><td>header</td><td>1</td><td>high nibble: format version {@value #VERSION}; bit 0: 0 values as decimal
+ *       mantissas, 1 values as XOR of their IEEE 754 bits; bit 1: 1 when the chunk's tag-sets field holds only
+ *       their count, its readings' sets being those of the chunk before it in the block</td></tr>
  *   <tr><td>count</td><td>varint</td><td>readings in the chunk, at least 1</td></tr>
- *   <tr><td>tag sets</td><td>varint, then per set varint + bytes</td><td>the distinct tag sets of the chunk, each a
- *       varint count, then per tag a varint length and the UTF-8 name, a varint length and the UTF-8 value</td></tr>
+ *   <tr><td>tag sets</td><td>varint, then per set varint + bytes (only the varint when header bit 1 is set)</td>
+ *       <td>the distinct tag sets of the chunk, each a varint count, then per tag a varint length and the UTF-8 name,
+ *       a varint length and the UTF-8 value</td></tr>
  *   <tr><td>first timestamp</td><td>varint</td><td>milliseconds after the block's start (the row key's time)</td></tr>
  *   <tr><td>first value</td><td>decimal: 1 byte exponent e (0..15), zigzag varint mantissa m (value = m / 10^e);
  *       XOR: 8 bytes, the IEEE 754 bits</td></tr>
@@ -47,6 +49,8 @@ public final class ChunkWriter {
     public static final int VERSION = 1;
 
     static final int XOR_VALUES = 1;
+    /** Header bit: the chunk has no tag sets of its own; its readings' sets are those of the chunk before it in the block. */
+    static final int INHERITED_TAG_SETS = 2;
     static final int MAX_DECIMALS = 15;
     static final double[] POWERS_OF_TEN = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     private static final double MAX_MANTISSA = 0x1p53;
@@ -65,11 +69,14 @@ public final class ChunkWriter {
     private int[] tagOffsets = new int[4];
     private int[] tagLengths = new int[4];
     private int tagSetCount;
+    /** The tag-sets field of the chunk made last ({@link #tagSets}), or null. */
+    private byte[] sets;
 
     /** Starts a chunk of the block that begins at {@code blockStartMillis}. */
     public ChunkWriter start(long blockStartMillis) {
         base = blockStartMillis;
         count = 0;
+        sets = null;
         tagBytesLength = 0;
         tagSetCount = 0;
         return this;
@@ -104,6 +111,16 @@ public final class ChunkWriter {
 
     /** The chunk of the readings added since {@link #start}; at least one must have been added. */
     public byte[] toChunk() {
+        return toChunk(null);
+    }
+
+    /**
+     * The chunk of the readings added since {@link #start}, to follow in its block a chunk whose {@link #tagSets} were
+     * {@code previousTagSets} (null: not known): when its own are the same, the chunk holds only their count and says so
+     * in its header, and a reader takes those of the chunk before it. The caller must know that chunk for sure: it is the
+     * one before this one in the block wherever the block is read, from the table or from its changelog.
+     */
+    public byte[] toChunk(byte[] previousTagSets) {
         if (count == 0) {
             throw new IllegalStateException("a chunk holds at least one reading");
         }
@@ -167,10 +184,9 @@ public final class ChunkWriter {
         }
         int bitBytes = bits.finish();
 
-        int size = 1 + Varints.size(count) + Varints.size(tagSetCount);
-        for (int s = 0; s < tagSetCount; s++) {
-            size += Varints.size(compactTags[s].length) + compactTags[s].length;
-        }
+        sets = tagSetSection();
+        boolean inherited = Arrays.equals(sets, previousTagSets);
+        int size = 1 + Varints.size(count) + (inherited ? Varints.size(tagSetCount) : sets.length);
         long firstOffset = timestamps[0] - base;
         long firstMantissa = decimals >= 0 ? Varints.zigzag(mantissa(values[0], decimals)) : 0;
         size += Varints.size(firstOffset) + (decimals >= 0 ? 1 + Varints.size(firstMantissa) + 2 : 8 + 1);
@@ -181,13 +197,13 @@ public final class ChunkWriter {
 
         byte[] chunk = new byte[size];
         int at = 0;
-        chunk[at++] = (byte) (VERSION << 4 | (decimals >= 0 ? 0 : XOR_VALUES));
+        chunk[at++] = (byte) (VERSION << 4 | (decimals >= 0 ? 0 : XOR_VALUES) | (inherited ? INHERITED_TAG_SETS : 0));
         at = Varints.put(chunk, at, count);
-        at = Varints.put(chunk, at, tagSetCount);
-        for (int s = 0; s < tagSetCount; s++) {
-            at = Varints.put(chunk, at, compactTags[s].length);
-            System.arraycopy(compactTags[s], 0, chunk, at, compactTags[s].length);
-            at += compactTags[s].length;
+        if (inherited) {
+            at = Varints.put(chunk, at, tagSetCount);
+        } else {
+            System.arraycopy(sets, 0, chunk, at, sets.length);
+            at += sets.length;
         }
         at = Varints.put(chunk, at, firstOffset);
         if (decimals >= 0) {
@@ -209,6 +225,32 @@ public final class ChunkWriter {
         at = Varints.put(chunk, at, bitBytes);
         System.arraycopy(bits.array(), 0, chunk, at, bitBytes);
         return chunk;
+    }
+
+    /**
+     * The tag sets of the chunk {@link #toChunk} made last, as its tag-sets field holds them (the count, then each set
+     * with its length), in the order of their first reading: what {@link #toChunk(byte[])} compares.
+     */
+    public byte[] tagSets() {
+        if (sets == null) {
+            throw new IllegalStateException("no chunk made since the start");
+        }
+        return sets;
+    }
+
+    private byte[] tagSetSection() {
+        int size = Varints.size(tagSetCount);
+        for (int s = 0; s < tagSetCount; s++) {
+            size += Varints.size(compactTags[s].length) + compactTags[s].length;
+        }
+        byte[] section = new byte[size];
+        int at = Varints.put(section, 0, tagSetCount);
+        for (int s = 0; s < tagSetCount; s++) {
+            at = Varints.put(section, at, compactTags[s].length);
+            System.arraycopy(compactTags[s], 0, section, at, compactTags[s].length);
+            at += compactTags[s].length;
+        }
+        return section;
     }
 
     /** The one exponent that writes every value as an exact mantissa, or -1 if none does. */

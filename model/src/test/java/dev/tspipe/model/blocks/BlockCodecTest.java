@@ -109,11 +109,13 @@ class BlockCodecTest {
         List<byte[]> chunks = new ArrayList<>();
         ChunkWriter writer = new ChunkWriter();
         int chunkCount = random.nextInt(1, 6);
+        byte[] previousSets = null;
         long time = BLOCK + random.nextLong(HOUR / 2);
         int decimals = random.nextInt(0, 5);
         double value = Math.rint(random.nextDouble(-1e6, 1e6)) / Math.pow(10, decimals);
         for (int c = 0; c < chunkCount; c++) {
             writer.start(BLOCK);
+            TreeMap<Long, Double> ownReadings = new TreeMap<>();
             int readings = random.nextInt(1, 200);
             for (int r = 0; r < readings; r++) {
                 long at = switch (random.nextInt(10)) {
@@ -131,9 +133,21 @@ class BlockCodecTest {
                 byte[] tags = tagSets[random.nextInt(distinctTags)];
                 writer.add(at, value, tags);
                 oracle.put(at, new double[] {value});
+                ownReadings.put(at, value);
                 oracleTags.put(at, tags);
             }
-            chunks.add(writer.toChunk());
+            // As the store writes its open block: a chunk leaves out the tag sets of the chunk before it.
+            byte[] chunk = random.nextBoolean() ? writer.toChunk(previousSets) : writer.toChunk();
+            previousSets = writer.tagSets();
+            chunks.add(chunk);
+            // Read on its own (as a restore reads a changelog record), a chunk keeps its times and values.
+            BlockReader alone = new BlockReader().read(chunk, BLOCK);
+            assertThat(alone.size()).isEqualTo(ownReadings.size());
+            int j = 0;
+            for (Map.Entry<Long, Double> own : ownReadings.entrySet()) {
+                assertThat(alone.timestamp(j)).isEqualTo(own.getKey());
+                assertThat(Double.doubleToRawLongBits(alone.value(j++))).isEqualTo(Double.doubleToRawLongBits(own.getValue()));
+            }
         }
         byte[] block = concat(chunks.toArray(byte[][]::new));
         BlockReader reader = new BlockReader().read(block, BLOCK);
@@ -147,6 +161,33 @@ class BlockCodecTest {
             assertThat(reader.indexOf(expected.getKey())).isEqualTo(i);
             i++;
         }
+    }
+
+    @Test
+    void aChunkWithTheTagSetsOfTheChunkBeforeItLeavesThemOut() {
+        ChunkWriter writer = new ChunkWriter().start(BLOCK);
+        writer.add(BLOCK + 1_000, 21.5, UNIT_CELSIUS);
+        byte[] first = writer.toChunk();
+        byte[] sets = writer.tagSets();
+        writer.start(BLOCK).add(BLOCK + 2_000, 21.6, UNIT_CELSIUS);
+        byte[] explicit = writer.toChunk();
+        byte[] inherited = writer.toChunk(sets);
+        assertThat(inherited[0] & ChunkWriter.INHERITED_TAG_SETS).as("header bit").isNotZero();
+        assertThat(explicit.length - inherited.length).as("the sets' bytes left out, their count kept").isEqualTo(sets.length - 1);
+
+        BlockReader block = new BlockReader().read(concat(first, inherited), BLOCK);
+        assertThat(block.size()).isEqualTo(2);
+        for (int i = 0; i < 2; i++) {
+            assertThat(Arrays.copyOfRange(block.tagBytes(), block.tagsOffset(i), block.tagsOffset(i) + block.tagsLength(i)))
+                    .isEqualTo(UNIT_CELSIUS);
+        }
+        // Without the chunk before it (the broker deleted it), its readings read without tags, never fail.
+        BlockReader alone = new BlockReader().read(inherited, BLOCK);
+        assertThat(alone.value(0)).isEqualTo(21.6);
+        assertThat(alone.tagsLength(0)).isEqualTo(NO_TAGS.length);
+        // Other sets than the chunk before: written out.
+        writer.start(BLOCK).add(BLOCK + 3_000, 21.7, NO_TAGS);
+        assertThat(writer.toChunk(sets)[0] & ChunkWriter.INHERITED_TAG_SETS).isZero();
     }
 
     @Test

@@ -220,6 +220,16 @@ final class CommitProtocol {
         return sent.size();
     }
 
+    /** What a rewrite of a stored block did. */
+    private enum Rewrite {
+        /** Written as one chunk, in the flush's batch. */
+        WRITTEN,
+        /** Stored as one chunk already: left as it is. */
+        ONE_CHUNK_ALREADY,
+        /** Not written: earlier flushes are not applied yet, or the block is not stored or has expired. */
+        NOT_YET
+    }
+
     /** One flush's commit: its batches, built in {@code batch}, and its changelog records, sent as the rows come. */
     private final class Prepared implements PreparedCommit {
         private final BatchBuilder batch;
@@ -232,15 +242,32 @@ final class CommitProtocol {
             this.sealing = sealing;
         }
 
+        @Override
+        public void sealBlock(byte[] prefix, long blockStart) throws RocksDBException {
+            rewrite(prefix, blockStart);
+        }
+
+        @Override
+        public void rewriteOpenBlock(SeriesBuffer series) throws RocksDBException {
+            Rewrite rewritten = rewrite(series.prefix, series.openBlock);
+            if (rewritten == Rewrite.NOT_YET) {
+                return;
+            }
+            series.openChunks = 1;
+            if (rewritten == Rewrite.WRITTEN && !Arrays.equals(CHUNK_WRITER.get().tagSets(), series.openTagSets)) {
+                // The block's last chunk in the table now has other sets than its last chunk in the changelog.
+                series.openTagSets = null;
+            }
+        }
+
         /**
          * The stored block, read and written again as one chunk of its live readings: a put into the batch, and nothing
          * to the changelog, which holds the same readings in the chunks the commits sent (a restore merges them; the
          * block is then of several chunks, and reads the same). A block already of one chunk is left as it is.
          */
-        @Override
-        public void sealBlock(byte[] prefix, long blockStart) throws RocksDBException {
+        private Rewrite rewrite(byte[] prefix, long blockStart) throws RocksDBException {
             if (!sealing || time.isExpired(Table.RAW, blockStart + spec.rawBlockMs() - 1)) {
-                return;
+                return Rewrite.NOT_YET;
             }
             byte[] key = RowKey.withTimestamp(prefix, blockStart);
             byte[] stored;
@@ -254,11 +281,11 @@ final class CommitProtocol {
                 lock.unlock();
             }
             if (stored == null) {
-                return;
+                return Rewrite.NOT_YET;
             }
             BlockReader block = BLOCK_READER.get().read(stored, blockStart);
             if (block.chunks() < 2) {
-                return;
+                return Rewrite.ONE_CHUNK_ALREADY;
             }
             ChunkWriter chunk = CHUNK_WRITER.get().start(blockStart);
             for (int i = 0; i < block.size(); i++) {
@@ -268,9 +295,15 @@ final class CommitProtocol {
                 }
             }
             if (chunk.count() == 0) {
-                return;
+                return Rewrite.NOT_YET;
             }
             put(segment.columnFamilyId, key, chunk.toChunk());
+            return Rewrite.WRITTEN;
+        }
+
+        @Override
+        public void rawRows(SeriesBuffer series, byte[] bytes) throws RocksDBException {
+            blocks(series, bytes);
         }
 
         @Override
@@ -279,7 +312,7 @@ final class CommitProtocol {
                 return;
             }
             if (table == Table.RAW) {
-                blocks(prefix, rows, bytes);
+                throw new IllegalArgumentException("raw rows are written by rawRows, with what their buffer knows");
             } else if (table.grouped()) {
                 group(table, prefix, rows, bytes);
             } else {
@@ -301,7 +334,9 @@ final class CommitProtocol {
          * one chunk of its new readings, appended to the block (a RocksDB merge) and sent to the raw changelog under
          * the block's key; rows expired by now are left out. Slots are mostly in time order, so mostly in one block.
          */
-        private void blocks(byte[] prefix, TimedRows rows, byte[] bytes) throws RocksDBException {
+        private void blocks(SeriesBuffer series, byte[] bytes) throws RocksDBException {
+            byte[] prefix = series.prefix;
+            TimedRows rows = series.rows;
             long span = spec.rawBlockMs();
             long[] written = new long[1];
             int blocks = 0;
@@ -324,7 +359,14 @@ final class CommitProtocol {
                     newest = Math.max(newest, millis);
                 }
                 byte[] key = RowKey.withTimestamp(prefix, block);
-                byte[] value = chunk.toChunk();
+                byte[] value;
+                if (block == series.openBlock) {
+                    value = chunk.toChunk(series.openTagSets);
+                    series.openTagSets = chunk.tagSets();
+                    series.openChunks++;
+                } else {
+                    value = chunk.toChunk();
+                }
                 batch.merge(segments.forWrite(Table.RAW, block).columnFamilyId, key, value, 0, value.length);
                 rollOver();
                 changelog.send(Table.RAW, key, value, newest);

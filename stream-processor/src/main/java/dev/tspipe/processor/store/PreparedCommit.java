@@ -14,11 +14,19 @@ import org.rocksdb.RocksDBException;
 interface PreparedCommit {
 
     /**
-     * Rows of one series in a time-keyed table, each keyed by {@code prefix} and its timestamp: the slots of
-     * {@code rows}, their bytes in {@code bytes}, in the order buffered (a later row of a timestamp replaced an earlier
-     * one in its slot). The arrays are read during the call only.
+     * Rows of one series in a time-keyed table other than the raw one, each keyed by {@code prefix} and its timestamp:
+     * the slots of {@code rows}, their bytes in {@code bytes}, in the order buffered (a later row of a timestamp
+     * replaced an earlier one in its slot). The arrays are read during the call only.
      */
     void rows(Table table, byte[] prefix, TimedRows rows, byte[] bytes) throws RocksDBException;
+
+    /**
+     * The raw rows of one series, {@code series.rows} with their bytes in {@code bytes}, as one chunk per block they
+     * fall in, appended to the block. What the series' buffer knows of its open block (its chunks, the tag sets of the
+     * chunk appended last) is brought up to date: a chunk of the open block whose tag sets are those of the chunk before
+     * it leaves them out (docs/storage.md, "The chunk format").
+     */
+    void rawRows(SeriesBuffer series, byte[] bytes) throws RocksDBException;
 
     /**
      * The series whose prefix is {@code prefix} has moved past its raw block that starts at {@code blockStart}: the
@@ -26,6 +34,12 @@ interface PreparedCommit {
      * Called before the series' rows of the flush, which may add to that block again (a late reading).
      */
     void sealBlock(byte[] prefix, long blockStart) throws RocksDBException;
+
+    /**
+     * The series' open block holds many chunks: it is written again as one chunk, as {@link #sealBlock} does, and its
+     * buffer told so; nothing happens while earlier flushes are not applied (the block cannot be read whole yet).
+     */
+    void rewriteOpenBlock(SeriesBuffer series) throws RocksDBException;
 
     /** One row under {@code key}, of {@code epochMillis} (its key's time in a time-keyed table, its changelog record's). */
     void row(Table table, byte[] key, byte[] value, long epochMillis) throws RocksDBException;

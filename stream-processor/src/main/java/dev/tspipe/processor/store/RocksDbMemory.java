@@ -13,6 +13,7 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Filter;
+import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.RocksDB;
 import org.rocksdb.WriteBufferManager;
@@ -165,6 +166,10 @@ public final class RocksDbMemory {
                 .setCreateIfMissing(true)
                 .setCreateMissingColumnFamilies(true)
                 .setWriteBufferManager(shared().writeBufferManager)
+                // Warnings and errors only (Kafka Streams' own stores log errors only): at the default level every
+                // flush, compaction and a statistics dump every 10 minutes go to each task's info log, files beside
+                // the data that count as state on disk.
+                .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
                 .setMaxLogFileSize(INFO_LOG_FILE_BYTES)
                 .setKeepLogFileNum(2)
                 .setMaxBackgroundJobs(2)

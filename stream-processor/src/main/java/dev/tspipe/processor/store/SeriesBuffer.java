@@ -30,6 +30,17 @@ final class SeriesBuffer {
      * a flush that writes a later block writes this one again as one chunk ({@link PreparedCommit#sealBlock}).
      */
     long openBlock = NONE;
+    /**
+     * Chunks the stored {@link #openBlock} holds, as far as the flushes since it was known to be one chunk tell (a
+     * count from 0 when it was not known): a flush writes it again as one chunk above {@link WriteBuffer#REWRITE_CHUNKS}.
+     */
+    int openChunks;
+    /**
+     * The tag sets ({@code ChunkWriter.tagSets}) of the chunk last appended to {@link #openBlock}, which is also the
+     * block's last chunk in the table (a rewrite since then had the same sets); null if not known. The next chunk of the
+     * open block with the same sets leaves them out.
+     */
+    byte[] openTagSets;
 
     /** Raw rows written since the last flush, in the order written (a correction replaces in place); bytes in the store's arena. */
     final TimedRows rows = new TimedRows();

@@ -23,6 +23,12 @@ final class WriteBuffer implements PreparedCommit.Writes {
 
     /** Series whose state stays known between flushes; beyond it the clean ones are forgotten (about 300 bytes each). */
     static final int MAX_KNOWN_SERIES = 65_536;
+    /**
+     * A flush that appends to a series' open block holding this many chunks writes the block again as one chunk first
+     * (a read and an encode of the block, in the flush's batch, not in the changelog): a chunk costs its header, about
+     * 26 bytes, so an open block of chunks is denser once rewritten (docs/storage.md, "Blocks").
+     */
+    static final int REWRITE_CHUNKS = 4;
     /** Bytes a reading holds in the buffers until its batch is committed, besides its row: keys, slots, objects. */
     private static final int BUFFERED_BYTES_PER_READING = 256;
     private static final Comparator<SeriesBuffer> SERIES_ORDER = (a, b) -> Arrays.compareUnsigned(a.prefix, b.prefix);
@@ -126,9 +132,13 @@ final class WriteBuffer implements PreparedCommit.Writes {
                 commit.sealBlock(buffer.prefix, buffer.openBlock);
             }
             buffer.openBlock = newestBlock;
+            buffer.openChunks = 0;
+            buffer.openTagSets = null;
+        } else if (newestBlock == buffer.openBlock && buffer.openChunks >= REWRITE_CHUNKS) {
+            commit.rewriteOpenBlock(buffer);
         }
         // The buckets are computed from the blocks until they are sealed (RollupSeal): nothing to write for them.
-        commit.rows(Table.RAW, buffer.prefix, buffer.rows, arena.bytes());
+        commit.rawRows(buffer, arena.bytes());
         if (buffer.latestDirty) {
             commit.row(Table.LATEST, buffer.prefix, buffer.latestValue(arena), buffer.latestMillis);
         }

@@ -117,7 +117,7 @@ class SeriesStoreModelTest {
                 }
                 byte[] key = RowKey.withTimestamp(prefix, millis);
                 SeriesStore.Outcome expected = model.ingest(prefix, millis, value);
-                assertThat(store.ingest(key, millis, row(value), value)).as("outcome of reading %d", i).isEqualTo(expected);
+                assertThat(store.ingest(key, millis, row(prefix, value), value)).as("outcome of reading %d", i).isEqualTo(expected);
                 if (random.nextInt(20) == 0) {
                     store.flush(changelog);
                     commit(store);
@@ -153,8 +153,20 @@ class SeriesStoreModelTest {
         return keys.get(random.nextInt(keys.size()));
     }
 
-    private static byte[] row(double value) {
-        return new RawRow(value, Map.of()).toBytes();
+    private static byte[] row(byte[] prefix, double value) {
+        return new RawRow(value, tags(prefix, value)).toBytes();
+    }
+
+    /**
+     * The tags of a reading: a series of no tags, one whose tags change with the value's sign (so that chunks of one
+     * block hold one tag set or two, and a correction changes them), and series of one unit.
+     */
+    static Map<String, String> tags(byte[] prefix, double value) {
+        return switch (Math.floorMod(Arrays.hashCode(prefix), 3)) {
+            case 0 -> Map.of();
+            case 1 -> value >= 0 ? Map.of("unit", "°C") : Map.of("unit", "°C", "site", "north-7");
+            default -> Map.of("unit", "hPa");
+        };
     }
 
     private static void assertTablesMatch(SeriesStore store, Model model, long rawLifecycle) {
@@ -246,7 +258,7 @@ class SeriesStoreModelTest {
         Map<String, String> rawTable(long cutoff) {
             Map<String, String> table = new TreeMap<>();
             rows.forEach((prefix, series) -> series.tailMap(cutoff, true).forEach((millis, value) ->
-                    table.put(key(prefix, millis), new RawRow(value, Map.of()).toString())));
+                    table.put(key(prefix, millis), new RawRow(value, tags(prefix.get(), value)).toString())));
             return table;
         }
 
@@ -265,7 +277,7 @@ class SeriesStoreModelTest {
         Map<String, String> latestTable() {
             Map<String, String> table = new TreeMap<>();
             rows.forEach((prefix, series) -> table.put(new String(prefix.get(), StandardCharsets.UTF_8),
-                    series.lastKey() + " " + new RawRow(series.lastEntry().getValue(), Map.of())));
+                    series.lastKey() + " " + new RawRow(series.lastEntry().getValue(), tags(prefix.get(), series.lastEntry().getValue()))));
             return table;
         }
 

@@ -197,6 +197,52 @@ class SeriesStoreTest {
         }
     }
 
+    @Test
+    void anOpenBlockOfManyChunksIsWrittenAgainAndItsChunksLeaveOutTheSetsOfTheChunkBefore() {
+        long hour = T0 - T0 % 3_600_000L;
+        byte[] block = RowKey.withTimestamp(SERIES, hour);
+        Map<String, String> celsius = Map.of("unit", "°C");
+        List<KeyValue<byte[], byte[]>> changelog = new ArrayList<>();
+        SeriesStore.Changelog raw = (table, key, value, timestamp) -> {
+            if (table == Table.RAW) {
+                changelog.add(KeyValue.pair(key, value));
+            }
+        };
+        List<Integer> chunks = new ArrayList<>();
+        try (SeriesStore store = SeriesStore.open(spec(), dir.resolve("live").toFile())) {
+            for (int i = 0; i < 7; i++) {
+                // The fourth reading has other tags: its chunk and the one after it write their sets out.
+                Map<String, String> tags = i == 3 ? Map.of("unit", "K") : celsius;
+                store.ingest(RowKey.withTimestamp(SERIES, hour + i * 1_000L), hour + i * 1_000L,
+                        new RawRow(i + 0.5, tags).toBytes(), i + 0.5);
+                store.flush(raw);
+                commit(store, i);
+                chunks.add(new BlockReader().read(store.storedBlock(block), hour).chunks());
+            }
+            // Rewritten as one chunk by the flush that found four, then appended to: 1, 2, 3, 4, 2, 3, 4.
+            assertThat(chunks).containsExactly(1, 2, 3, 4, 2, 3, 4);
+            assertRows(store, hour, 7);
+        }
+        assertThat(changelog).hasSize(7);
+        List<Boolean> inherited = changelog.stream().map(record -> (record.value[0] & 0x02) != 0).toList();
+        assertThat(inherited).containsExactly(false, true, true, false, false, true, true);
+        try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
+            restored.restore(Table.RAW, changelog);
+            commit(restored, 9);
+            assertThat(new BlockReader().read(restored.storedBlock(block), hour).chunks()).isEqualTo(7);
+            assertRows(restored, hour, 7);
+        }
+    }
+
+    /** The readings of that test, {@code count} of them one second apart, each with its value and tags. */
+    private static void assertRows(SeriesStore store, long hour, int count) {
+        for (int i = 0; i < count; i++) {
+            byte[] row = store.get(Table.RAW, RowKey.withTimestamp(SERIES, hour + i * 1_000L));
+            assertThat(RawRow.fromBytes(row)).as("reading %d", i)
+                    .isEqualTo(new RawRow(i + 0.5, i == 3 ? Map.of("unit", "K") : Map.of("unit", "°C")));
+        }
+    }
+
     /** The block of that test, of {@code chunks} chunks, with every reading readable. */
     private static void assertBlock(SeriesStore store, byte[] block, long hour, int chunks, String why) {
         BlockReader stored = new BlockReader().read(store.storedBlock(block), hour);
