@@ -36,8 +36,18 @@ final class QueryLoad {
      * Latencies in milliseconds; errors are the requests not answered 200: other statuses, failed
      * requests, timeouts and requests not sent before the cut-off (saturation).
      */
-    record Result(long requests, long errors, double p50Ms, double p99Ms, double p999Ms, double maxMs) {
+    record Result(long requests, long errors, double p50Ms, double p99Ms, double p999Ms, double maxMs, Floor floor) {
     }
+
+    /**
+     * The latencies of the floor requests sent in the same step (one for every {@link #FLOOR_EVERY} of the step's own,
+     * on top of them), or null when the step had none.
+     */
+    record Floor(long requests, long errors, double p50Ms, double p99Ms, double p999Ms, double maxMs) {
+    }
+
+    /** A step with floor URIs sends one of them after every this many of its own requests, at the same intended time. */
+    static final int FLOOR_EVERY = 4;
 
     /**
      * Connections per endpoint, so the most requests a server is asked to answer at once: a
@@ -49,37 +59,48 @@ final class QueryLoad {
     /** How long past its duration a step may run while the server is saturated. */
     private static final Duration CUT_OFF = Duration.ofSeconds(3);
 
-    /** Sends {@code rate} requests per second for {@code duration}, each to a URI drawn at random from {@code uris}. */
-    Result run(List<URI> uris, int rate, Duration duration) {
+    /**
+     * Sends {@code rate} requests per second for {@code duration}, each to a URI drawn at random from {@code uris}; and,
+     * when {@code floorUris} are given, one to a URI drawn from them after every {@link #FLOOR_EVERY} of those, at the
+     * same moment, measured apart: the floor of this step, under the same load at the same time.
+     */
+    Result run(List<URI> uris, List<URI> floorUris, int rate, Duration duration) {
         if (uris.isEmpty() || rate <= 0) {
             throw new IllegalArgumentException("no URIs or no rate: " + uris.size() + " URIs at " + rate + " req/s");
         }
         List<Get> gets = uris.stream().map(Get::of).toList();
+        List<Get> floorGets = floorUris.stream().map(Get::of).toList();
         long total = duration.toSeconds() * rate;
         Step step = new Step();
         List<Thread> workers = step.startWorkers();
         try {
-            step.schedule(gets, rate, total, duration);
+            step.schedule(gets, floorGets, rate, total, duration);
         } finally {
             step.stop(workers);
         }
-        return step.result(total);
+        return step.result(total, floorGets.isEmpty() ? 0 : total / FLOOR_EVERY);
     }
 
-    /** A request as scheduled: the time it should have been sent at and what to send. */
-    private record Request(long intended, Get get) {
+    Result run(List<URI> uris, int rate, Duration duration) {
+        return run(uris, List.of(), rate, duration);
+    }
+
+    /** A request as scheduled: the time it should have been sent at, what to send, and whether it is a floor request. */
+    private record Request(long intended, Get get, boolean floor) {
     }
 
     /** The state of one call of {@link #run}, shared by the scheduler and the workers. */
     private static final class Step {
 
         /** Tells a worker that no more requests follow. */
-        private static final Request STOP = new Request(0, null);
+        private static final Request STOP = new Request(0, null, false);
 
         private final BlockingQueue<Request> queue = new LinkedBlockingQueue<>();
         private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
         private final Histogram histogram = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(2), 3);
         private final AtomicLong answered = new AtomicLong();
+        private final Histogram floorHistogram = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(2), 3);
+        private final AtomicLong floorAnswered = new AtomicLong();
         /** Set by the scheduler before it queues the first request. */
         private volatile long cutOff;
 
@@ -99,7 +120,7 @@ final class QueryLoad {
          * behind; a server that cannot keep up at all is given up on at the cut-off, and the
          * requests not sent count as errors.
          */
-        void schedule(List<Get> gets, int rate, long total, Duration duration) {
+        void schedule(List<Get> gets, List<Get> floorGets, int rate, long total, Duration duration) {
             SplittableRandom random = new SplittableRandom(rate);
             long interval = TimeUnit.SECONDS.toNanos(1) / rate;
             long start = System.nanoTime();
@@ -112,7 +133,13 @@ final class QueryLoad {
                 if (!acquire()) {
                     return;
                 }
-                queue.add(new Request(intended, gets.get(random.nextInt(gets.size()))));
+                queue.add(new Request(intended, gets.get(random.nextInt(gets.size())), false));
+                if (!floorGets.isEmpty() && i % FLOOR_EVERY == FLOOR_EVERY - 1) {
+                    if (!acquire()) {
+                        return;
+                    }
+                    queue.add(new Request(intended, floorGets.get(random.nextInt(floorGets.size())), true));
+                }
             }
         }
 
@@ -134,10 +161,13 @@ final class QueryLoad {
             }
         }
 
-        Result result(long total) {
+        Result result(long total, long floorTotal) {
+            Floor floor = floorTotal == 0 ? null : new Floor(floorTotal, floorTotal - floorAnswered.get(),
+                    floorHistogram.getValueAtPercentile(50) / 1000.0, floorHistogram.getValueAtPercentile(99) / 1000.0,
+                    floorHistogram.getValueAtPercentile(99.9) / 1000.0, floorHistogram.getMaxValue() / 1000.0);
             return new Result(total, total - answered.get(),
                     histogram.getValueAtPercentile(50) / 1000.0, histogram.getValueAtPercentile(99) / 1000.0,
-                    histogram.getValueAtPercentile(99.9) / 1000.0, histogram.getMaxValue() / 1000.0);
+                    histogram.getValueAtPercentile(99.9) / 1000.0, histogram.getMaxValue() / 1000.0, floor);
         }
 
         private boolean acquire() {
@@ -180,9 +210,10 @@ final class QueryLoad {
             }
             boolean ok = send(request.get(), connections);
             long micros = (System.nanoTime() - request.intended()) / 1_000;
-            histogram.recordValue(Math.min(histogram.getHighestTrackableValue(), Math.max(0, micros)));
+            Histogram latencies = request.floor() ? floorHistogram : histogram;
+            latencies.recordValue(Math.min(latencies.getHighestTrackableValue(), Math.max(0, micros)));
             if (ok) {
-                answered.incrementAndGet();
+                (request.floor() ? floorAnswered : answered).incrementAndGet();
             }
         }
 

@@ -35,16 +35,30 @@ final class QueryLoadProcess implements AutoCloseable {
     }
 
     /** {@link QueryLoad#run}, in the child. */
-    QueryLoad.Result run(List<URI> uris, int rate, Duration duration) {
-        try {
-            Files.writeString(uriFile, uris.stream().map(URI::toString).collect(Collectors.joining("\n")), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the query URIs to " + uriFile, e);
+    QueryLoad.Result run(List<URI> uris, List<URI> floorUris, int rate, Duration duration) {
+        Path floorFile = uriFile.resolveSibling(uriFile.getFileName() + ".floor");
+        write(uriFile, uris);
+        if (!floorUris.isEmpty()) {
+            write(floorFile, floorUris);
         }
-        jvm.send("RUN " + rate + " " + duration.toSeconds() + " " + uriFile);
+        jvm.send("RUN " + rate + " " + duration.toSeconds() + " " + uriFile + " " + (floorUris.isEmpty() ? "-" : floorFile));
         String[] r = jvm.await("RESULT", duration.plusSeconds(60)).split(" ");
+        QueryLoad.Floor floor = r.length < 12 ? null : new QueryLoad.Floor(Long.parseLong(r[6]), Long.parseLong(r[7]),
+                Double.parseDouble(r[8]), Double.parseDouble(r[9]), Double.parseDouble(r[10]), Double.parseDouble(r[11]));
         return new QueryLoad.Result(Long.parseLong(r[0]), Long.parseLong(r[1]), Double.parseDouble(r[2]),
-                Double.parseDouble(r[3]), Double.parseDouble(r[4]), Double.parseDouble(r[5]));
+                Double.parseDouble(r[3]), Double.parseDouble(r[4]), Double.parseDouble(r[5]), floor);
+    }
+
+    QueryLoad.Result run(List<URI> uris, int rate, Duration duration) {
+        return run(uris, List.of(), rate, duration);
+    }
+
+    private static void write(Path file, List<URI> uris) {
+        try {
+            Files.writeString(file, uris.stream().map(URI::toString).collect(Collectors.joining("\n")), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the query URIs to " + file, e);
+        }
     }
 
     @Override
@@ -52,6 +66,7 @@ final class QueryLoadProcess implements AutoCloseable {
         jvm.stop(Duration.ofSeconds(10));
         try {
             Files.deleteIfExists(uriFile);
+            Files.deleteIfExists(uriFile.resolveSibling(uriFile.getFileName() + ".floor"));
         } catch (IOException e) {
             // A temporary file left behind; the run's results do not depend on it.
         }

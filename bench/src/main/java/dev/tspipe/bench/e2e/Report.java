@@ -112,11 +112,12 @@ final class Report {
                         .append(caughtUp == null ? "and had not caught up " + EndToEndBenchmark.CATCH_UP_AFTER_INGEST.toSeconds() + " s later" : "caught up after " + caughtUp + " s")
                         .append(": **").append(Boolean.TRUE.equals(ingest.get("keptUp")) ? "kept up" : "did not keep up").append("**\n");
             }
-            md.append("\n| endpoint | target | req/s | requests | errors | p50 ms | p99 ms | p99.9 ms | max ms | ingest readings/s | load avg |\n");
-            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            md.append("\n| endpoint | target | req/s | requests | errors | p50 ms | p99 ms | p99.9 ms | max ms | floor p99 ms (same step) | p99 ÷ floor p99 | ingest readings/s | load avg |\n");
+            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
             for (Map<String, Object> step : (List<Map<String, Object>>) queries.get("steps")) {
                 md.append(row("`" + step.get("endpoint") + "`", step.get("target"), step.get("ratePerSecond"), step.get("requests"),
                         step.get("errors"), step.get("p50Ms"), step.get("p99Ms"), step.get("p999Ms"), step.get("maxMs"),
+                        step.getOrDefault("floorP99Ms", ""), step.getOrDefault("p99OverFloorP99", ""),
                         step.get("ingestReadingsPerSecond"), step.get("loadAverage")));
             }
         }

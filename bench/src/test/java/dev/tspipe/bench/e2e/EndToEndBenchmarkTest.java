@@ -116,6 +116,13 @@ class EndToEndBenchmarkTest {
                     assertThat(floor.path("target").asText()).isEqualTo("owner");
                     assertThat(floor.path("errors").asLong()).isZero();
                 });
+        // Every endpoint's step measured its own floor at the same time.
+        assertThat(queries.path("steps")).filteredOn(step -> !step.path("endpoint").asText().startsWith("/health"))
+                .hasSize(6).allSatisfy(step -> {
+                    assertThat(step.path("floorRequests").asLong()).isPositive();
+                    assertThat(step.path("floorErrors").asLong()).isZero();
+                    assertThat(step.path("p99OverFloorP99").asDouble()).isPositive();
+                });
         JsonNode ingest = queries.path("ingest");
         assertThat(ingest.path("acknowledged").asLong()).isPositive();
         assertThat(ingest.path("failed").asLong()).isZero();

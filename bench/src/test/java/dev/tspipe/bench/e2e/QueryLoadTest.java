@@ -125,6 +125,20 @@ class QueryLoadTest {
     }
 
     @Test
+    void aStepWithAFloorSendsItAQuarterAsManyRequestsAndMeasuresThemApart() {
+        QueryLoad.Result result = load.run(List.of(uri(server, "/fixed")), List.of(uri(other, "/chunked")), RATE, ONE_SECOND);
+
+        assertThat(result.requests()).isEqualTo(200);
+        assertThat(result.errors()).isZero();
+        assertThat(fixed).hasValue(200);
+        assertThat(result.floor().requests()).isEqualTo(200 / QueryLoad.FLOOR_EVERY);
+        assertThat(result.floor().errors()).isZero();
+        assertThat(chunked).hasValue(200 / QueryLoad.FLOOR_EVERY);
+        assertThat(result.floor().maxMs()).isGreaterThanOrEqualTo(result.floor().p99Ms()).isPositive();
+        assertThat(load.run(List.of(uri(server, "/fixed")), RATE, ONE_SECOND).floor()).isNull();
+    }
+
+    @Test
     void requestsToNoServerAreErrors() throws IOException {
         int port;
         try (ServerSocket closed = new ServerSocket(0)) {

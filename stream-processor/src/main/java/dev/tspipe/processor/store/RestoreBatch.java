@@ -8,7 +8,7 @@ import java.util.List;
  * The rows a restore has collected and not yet written (docs/storage.md, "Restore"): kept across Kafka Streams'
  * restore batches until the next commit report or until they hold {@link #MAX_BYTES}, then written in RocksDB
  * write batches of at most {@link #MAX_BATCH_BYTES}, in key order per column family, only the last write of each key
- * (and the merges after it: the chunks of a raw block, in their order).
+ * (and the merges after it: the chunks of a raw block, in their order, written as one merge of their values).
  *
  * <ul>
  *   <li><b>Key order.</b> RocksDB's memtable is a skip list whose insert remembers where the previous key went (a
@@ -61,7 +61,10 @@ final class RestoreBatch {
     private boolean[] merges = new boolean[INITIAL_CAPACITY];
     private int[] order = new int[0];
     private int[] scratch = new int[0];
+    /** Per sorted position, during {@link #serialize}: the end of the run of the key's merges that starts there. */
+    private int[] runEnds = new int[0];
     private int size;
+    private long coalesced;
     private long bytes;
     private long superseded;
 
@@ -149,18 +152,34 @@ final class RestoreBatch {
         List<Integer> batchEnds = new ArrayList<>();
         List<Integer> batchLengths = new ArrayList<>();
         List<Integer> batchCounts = new ArrayList<>();
+        if (runEnds.length < size) {
+            runEnds = new int[order.length];
+        }
         long length = HEADER_BYTES;
         int count = 0;
         for (int k = 0; k < size; k++) {
             int i = order[k];
-            if (k + 1 < size && sameKey(i, order[k + 1]) && !merges[order[k + 1]]) {
+            // Merges of one key in a row (a raw block's chunks) are written as one merge of their values, one after
+            // the other: what RocksDB's string-append operator makes of them anyway, for one memtable insert.
+            int end = k + 1;
+            long values = sources[i] == null ? -1 : lengths[i];
+            if (merges[i]) {
+                while (end < size && merges[order[end]] && sameKey(i, order[end])) {
+                    values += lengths[order[end++]];
+                }
+            }
+            runEnds[k] = end;
+            if (end < size && sameKey(i, order[end]) && !merges[order[end]]) {
                 // Left out: the next write of the key (it came later: ties are in arrival order) replaces it; a
                 // merge adds to what is before it, which stays.
-                order[k] = -1;
-                superseded++;
+                for (int left = k; left < end; left++) {
+                    order[left] = -1;
+                }
+                superseded += end - k;
+                k = end - 1;
                 continue;
             }
-            long row = encodedLength(i);
+            long row = BatchBuilder.encodedLength(segments[i].columnFamilyId, keys[i].length, (int) Math.min(values, Integer.MAX_VALUE));
             if (count > 0 && length + row > maxBatchBytes) {
                 batchEnds.add(k);
                 batchLengths.add((int) length);
@@ -173,6 +192,7 @@ final class RestoreBatch {
             if (length > Integer.MAX_VALUE - 16) {
                 throw new IllegalStateException("a restored row of " + row + " bytes is too large for one write batch");
             }
+            k = end - 1;
         }
         if (count > 0) {
             batchEnds.add(size);
@@ -190,6 +210,11 @@ final class RestoreBatch {
                 }
                 if (sources[row] == null) {
                     out.delete(segments[row].columnFamilyId, keys[row]);
+                } else if (merges[row] && runEnds[k] > k + 1) {
+                    byte[] joined = join(k, runEnds[k]);
+                    out.merge(segments[row].columnFamilyId, keys[row], joined, 0, joined.length);
+                    coalesced += runEnds[k] - k - 1;
+                    k = runEnds[k] - 1;
                 } else if (merges[row]) {
                     out.merge(segments[row].columnFamilyId, keys[row], sources[row], offsets[row], lengths[row]);
                 } else {
@@ -202,6 +227,27 @@ final class RestoreBatch {
             batches.add(out.toBytes());
         }
         return batches;
+    }
+
+    /** The values of the merges {@code order[from, to)}, one after the other. */
+    private byte[] join(int from, int to) {
+        int total = 0;
+        for (int k = from; k < to; k++) {
+            total += lengths[order[k]];
+        }
+        byte[] joined = new byte[total];
+        int at = 0;
+        for (int k = from; k < to; k++) {
+            int row = order[k];
+            System.arraycopy(sources[row], offsets[row], joined, at, lengths[row]);
+            at += lengths[row];
+        }
+        return joined;
+    }
+
+    /** Merges written as part of an earlier merge of the same key (all batches of this object). */
+    long coalesced() {
+        return coalesced;
     }
 
     /** The rows as one serialized RocksDB write batch (see {@link #serialize(int)}). */
@@ -293,6 +339,7 @@ final class RestoreBatch {
             merges = new boolean[INITIAL_CAPACITY];
             order = new int[0];
             scratch = new int[0];
+            runEnds = new int[0];
         }
     }
 }

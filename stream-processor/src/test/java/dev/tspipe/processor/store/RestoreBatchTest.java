@@ -16,9 +16,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.RocksDB;
+import org.rocksdb.StringAppendOperator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -96,6 +98,50 @@ class RestoreBatchTest {
                 assertThat(batch.isFull()).isFalse();
             } finally {
                 handles.forEach(ColumnFamilyHandle::close);
+            }
+        }
+    }
+
+    @Test
+    void mergesOfOneKeyInARowAreWrittenAsOneMergeOfTheirValuesAndReadTheSame() throws Exception {
+        RocksDB.loadLibrary();
+        try (StringAppendOperator append = new StringAppendOperator("");
+             ColumnFamilyOptions appending = new ColumnFamilyOptions().setMergeOperator(append);
+             DBOptions options = new DBOptions().setCreateIfMissing(true);
+             RocksDB db = RocksDB.open(options, dir.toString(),
+                     List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY)), new ArrayList<>())) {
+            ColumnFamilyHandle handle = db.createColumnFamily(new ColumnFamilyDescriptor(bytes("raw-rows.1"), appending));
+            try {
+                Segment raw = new Segment(Table.RAW, 1, handle, CompressionType.NO_COMPRESSION, db);
+                db.put(handle, bytes("a"), bytes("[stored]"));
+                RestoreBatch batch = new RestoreBatch();
+                batch.merge(raw, bytes("a"), bytes("..[1]"), 2, 3);
+                batch.merge(raw, bytes("b"), bytes("[x]"), 0, 3);
+                batch.merge(raw, bytes("a"), bytes("[2]"), 0, 3);
+                batch.merge(raw, bytes("a"), bytes("[3]"), 0, 3);
+                // Merges followed by a put of their key: the put replaces them all.
+                batch.merge(raw, bytes("c"), bytes("[gone]"), 0, 6);
+                batch.merge(raw, bytes("c"), bytes("[gone too]"), 0, 10);
+                batch.put(raw, bytes("c"), bytes("[whole]"), 0, 7);
+                batch.merge(raw, bytes("c"), bytes("[after]"), 0, 7);
+                byte[] serialized = batch.serialize();
+                assertThat(batch.superseded()).isEqualTo(2);
+                assertThat(batch.coalesced()).isEqualTo(2);
+                try (WriteBatch expected = new WriteBatch()) {
+                    expected.merge(handle, bytes("a"), bytes("[1][2][3]"));
+                    expected.merge(handle, bytes("b"), bytes("[x]"));
+                    expected.put(handle, bytes("c"), bytes("[whole]"));
+                    expected.merge(handle, bytes("c"), bytes("[after]"));
+                    assertThat(serialized).isEqualTo(expected.data());
+                }
+                try (WriteBatch restored = new WriteBatch(serialized); WriteOptions write = new WriteOptions()) {
+                    db.write(write, restored);
+                }
+                assertThat(db.get(handle, bytes("a"))).isEqualTo(bytes("[stored][1][2][3]"));
+                assertThat(db.get(handle, bytes("b"))).isEqualTo(bytes("[x]"));
+                assertThat(db.get(handle, bytes("c"))).isEqualTo(bytes("[whole][after]"));
+            } finally {
+                handle.close();
             }
         }
     }
