@@ -3,6 +3,7 @@ package dev.tspipe.app;
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.processor.store.SeriesStoreSpec;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -10,9 +11,6 @@ import java.time.Instant;
 
 /** The listing of a row key and its parts that {@code keys encode} and {@code keys decode} both print. */
 final class KeyParts {
-
-    /** A raw block's span with the default raw segment (docs/storage.md, "Blocks"). */
-    private static final long BLOCK_MILLIS = 3_600_000L;
 
     private KeyParts() {
     }
@@ -30,7 +28,7 @@ final class KeyParts {
         line(out, "reversed", String.format("%0" + RowKey.TIMESTAMP_DIGITS + "d", Long.MAX_VALUE - rowKey.epochMillis()));
         line(out, "bytes", Integer.toString(key.length));
         // The raw table stores the reading in the block of its hour, keyed by the hour's start (docs/row-keys.md).
-        long hour = rowKey.epochMillis() - Math.floorMod(rowKey.epochMillis(), BLOCK_MILLIS);
+        long hour = rowKey.epochMillis() - Math.floorMod(rowKey.epochMillis(), SeriesStoreSpec.RAW_BLOCK_MS);
         byte[] block = RowKey.withTimestamp(RowKey.seriesPrefixOf(key), hour);
         line(out, "block", new String(block, StandardCharsets.UTF_8) + " (the raw block of the hour from " + Instant.ofEpochMilli(hour) + ")");
         out.flush();

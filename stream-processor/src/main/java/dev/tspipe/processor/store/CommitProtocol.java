@@ -60,15 +60,17 @@ final class CommitProtocol {
     /** What the store does once the sent batches are applied: expired segments dropped, memtables balanced. */
     private final Runnable applied;
     private final RollupSeal seal;
+    private final SegmentReads reads;
     /** Batches flushed (their changelog records sent in the task's transaction) but not yet known to be committed. */
     private final List<WriteBatch> sent = new ArrayList<>();
     /** The changelog offsets Kafka Streams reported since the sent batches were applied, per table. */
     private final Map<Table, Long> reported = new EnumMap<>(Table.class);
     private boolean warnedUncommitted;
 
-    CommitProtocol(SeriesStoreSpec spec, SeriesDatabase database, Segments segments, StreamTime time, RollupSeal seal,
-                   Runnable released, Runnable applied) {
+    CommitProtocol(SeriesStoreSpec spec, SeriesDatabase database, Segments segments, StreamTime time, SegmentReads reads,
+                   RollupSeal seal, Runnable released, Runnable applied) {
         this.spec = spec;
+        this.reads = reads;
         this.seal = seal;
         this.database = database;
         this.segments = segments;
@@ -270,19 +272,12 @@ final class CommitProtocol {
                 return Rewrite.NOT_YET;
             }
             byte[] key = RowKey.withTimestamp(prefix, blockStart);
-            byte[] stored;
-            Segment segment;
-            Lock lock = segments.readLock();
-            lock.lock();
-            try {
-                segment = segments.get(Table.RAW, blockStart);
-                stored = segment == null ? null : database.rocksDb().get(segment.handle, key);
-            } finally {
-                lock.unlock();
-            }
+            byte[] stored = reads.storedGet(Table.RAW, key);
             if (stored == null) {
                 return Rewrite.NOT_YET;
             }
+            // The stream thread (this one) is the only one that drops segments: the block's is still there.
+            Segment segment = segments.get(Table.RAW, blockStart);
             BlockReader block = BLOCK_READER.get().read(stored, blockStart);
             if (block.chunks() < 2) {
                 return Rewrite.ONE_CHUNK_ALREADY;

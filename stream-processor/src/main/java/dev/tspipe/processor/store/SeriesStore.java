@@ -69,7 +69,7 @@ public final class SeriesStore implements AutoCloseable {
         estimates = new SizeEstimates(spec, database, segments);
         writes = new WriteBuffer(spec, reads, time);
         restore = new ChangelogRestore(database, segments, time, this::afterWrite);
-        commits = new CommitProtocol(spec, database, segments, time, new RollupSeal(spec, time, reads), writes::released, () -> {
+        commits = new CommitProtocol(spec, database, segments, time, reads, new RollupSeal(spec, time, reads), writes::released, () -> {
             writes.forgetSeriesIfMany();
             afterWrite();
         });
@@ -144,7 +144,14 @@ public final class SeriesStore implements AutoCloseable {
         if (writes.isEmpty()) {
             return;
         }
-        commits.flush(changelog, writes);
+        try {
+            commits.flush(changelog, writes);
+        } catch (RuntimeException e) {
+            // What the buffers learned from this flush (their open blocks' chunks and tag sets) was not written: they
+            // forget everything, and the task reads its input again from its last commit.
+            writes.forget();
+            throw e;
+        }
         writes.flushed();
     }
 

@@ -15,8 +15,8 @@ public final class SeriesStoreSpec {
     private final Map<Table, Long> spanMs = new EnumMap<>(Table.class);
     private long rawBlockMs;
 
-    /** A raw block's span when the raw segment's span is a multiple of it: one hour. */
-    static final long RAW_BLOCK_MS = 3_600_000L;
+    /** A raw block's span when the raw segment's span is a multiple of it (the default's is: 1 day): one hour. */
+    public static final long RAW_BLOCK_MS = 3_600_000L;
 
     private SeriesStoreSpec() {
     }
