@@ -49,7 +49,7 @@ public final class ChunkWriter {
     public static final int VERSION = 1;
 
     static final int XOR_VALUES = 1;
-    /** Header bit: the chunk has no tag sets of its own; its readings' sets are those of the chunk before it in the block. */
+    /** Header bit: the chunk holds only the count of its tag sets; they are those of the chunk before it in the block. */
     static final int INHERITED_TAG_SETS = 2;
     static final int MAX_DECIMALS = 15;
     static final double[] POWERS_OF_TEN = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};

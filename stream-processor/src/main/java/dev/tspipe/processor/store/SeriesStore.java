@@ -162,6 +162,11 @@ public final class SeriesStore implements AutoCloseable {
     public void committed(Table table, Long changelogOffset, boolean transactionOpen) {
         database.validateUsable();
         restore.write();
+        if (transactionOpen && commits.hasSent()) {
+            // The flushed writes are dropped, and what the buffers learned from them (their open blocks' chunks and
+            // tag sets, their latest readings) with them: a chunk must never inherit the tag sets of one not written.
+            writes.forget();
+        }
         commits.committed(table, changelogOffset, transactionOpen);
     }
 

@@ -113,6 +113,30 @@ class SeriesStoreTest {
     }
 
     @Test
+    void aChunkAfterADroppedCommitDoesNotInheritTheTagSetsOfTheChunkThatWasDropped() {
+        Map<String, String> celsius = Map.of("unit", "°C");
+        Map<String, String> kelvin = Map.of("unit", "K");
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            store.ingest(RowKey.withTimestamp(SERIES, T0), T0, new RawRow(1.0, celsius).toBytes(), 1.0);
+            store.flush(NOWHERE);
+            commit(store, 3L);
+            // A chunk of other tag sets, flushed, then dropped with its transaction.
+            store.ingest(RowKey.withTimestamp(SERIES, T0 + 1_000), T0 + 1_000, new RawRow(2.0, kelvin).toBytes(), 2.0);
+            store.flush(NOWHERE);
+            for (Table table : Table.values()) {
+                store.committed(table, 9L, true);
+            }
+            // The next chunk has the dropped one's sets: it must write them out, the block's last chunk being the first.
+            store.ingest(RowKey.withTimestamp(SERIES, T0 + 2_000), T0 + 2_000, new RawRow(3.0, kelvin).toBytes(), 3.0);
+            store.flush(NOWHERE);
+            commit(store, 11L);
+            assertThat(RawRow.fromBytes(store.get(Table.RAW, RowKey.withTimestamp(SERIES, T0)))).isEqualTo(new RawRow(1.0, celsius));
+            assertThat(store.get(Table.RAW, RowKey.withTimestamp(SERIES, T0 + 1_000))).isNull();
+            assertThat(RawRow.fromBytes(store.get(Table.RAW, RowKey.withTimestamp(SERIES, T0 + 2_000)))).isEqualTo(new RawRow(3.0, kelvin));
+        }
+    }
+
+    @Test
     void processingAfterAnUnreportedCommitAppliesTheSentWritesAndForgetsTheOffsets() {
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
             ingest(store, T0, 1.0);
