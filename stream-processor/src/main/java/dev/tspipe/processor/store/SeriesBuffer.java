@@ -27,12 +27,13 @@ final class SeriesBuffer {
 
     /**
      * The raw block of the newest chunk a flush wrote for the series, or NONE (not known since the series was loaded):
-     * a flush that writes a later block writes this one again as one chunk ({@link PreparedCommit#sealBlock}).
+     * a flush that writes a later block writes this one again as one chunk ({@link PreparedCommit#sealBlock}), and one
+     * that finds it of many chunks too ({@link PreparedCommit#rewriteOpenBlock}).
      */
     long openBlock = NONE;
     /**
      * Chunks the stored {@link #openBlock} holds, as far as the flushes since it was known to be one chunk tell (a
-     * count from 0 when it was not known): a flush writes it again as one chunk above {@link WriteBuffer#REWRITE_CHUNKS}.
+     * count from 0 when it was not known): a flush writes it again as one chunk at {@link WriteBuffer#REWRITE_CHUNKS}.
      */
     int openChunks;
     /**

@@ -25,8 +25,9 @@ final class WriteBuffer implements PreparedCommit.Writes {
     static final int MAX_KNOWN_SERIES = 65_536;
     /**
      * A flush that appends to a series' open block holding this many chunks writes the block again as one chunk first
-     * (a read and an encode of the block, in the flush's batch, not in the changelog): a chunk costs its header, about
-     * 26 bytes, so an open block of chunks is denser once rewritten (docs/storage.md, "Blocks").
+     * (a read and an encode of the block, in the flush's batch, not in the changelog): a chunk costs its header (about
+     * 20 bytes with its tag set: docs/storage.md, "What the format costs") and its own RocksDB merge operand, so an
+     * open block of chunks is denser once rewritten.
      */
     static final int REWRITE_CHUNKS = 4;
     /** Bytes a reading holds in the buffers until its batch is committed, besides its row: keys, slots, objects. */
