@@ -225,7 +225,7 @@ public final class EndToEndBenchmark {
                 // The state of the input alone: the node stopped cleanly (memtables flushed), then started again on it.
                 NodeProcess.Closed stopped = node.stop();
                 node.close();
-                figures.put("stateAfterCatchUp", stateFigures(stateDir, progress.committed()));
+                figures.put("stateAfterCatchUp", StateTables.figures(stateDir, progress.committed()));
                 long restartStart = System.nanoTime();
                 node = NodeProcess.start(name + "-after-stop", options.nodeJvmOptions(),
                         options.out().resolve("e2e-" + runId + "-" + name + "-after-stop.log"), mode, context.bootstrap(),
@@ -251,7 +251,7 @@ public final class EndToEndBenchmark {
             figures.put("readingsInState", stored);
             figures.put("stateBytesPerReading", round(bytes / (double) Math.max(1, stored), 1));
             if (tspipe) {
-                figures.put("stateTables", stateFigures(stateDir, stored).get("tables"));
+                figures.put("stateTables", StateTables.perTable(stateDir, stored));
             }
             if (tspipe && !options.skipRestore()) {
                 figures.put("restore", restore(context, applicationId, stateDir));
@@ -260,23 +260,6 @@ public final class EndToEndBenchmark {
         } finally {
             node.close();
         }
-    }
-
-    /**
-     * The state directory of a stopped node holding {@code readings}: its bytes on disk, and the live SST bytes of each
-     * table, per reading too (the issue's target is per table).
-     */
-    private static Map<String, Object> stateFigures(Path stateDir, long readings) {
-        Map<String, Object> figures = new LinkedHashMap<>();
-        long bytes = directoryBytes(stateDir);
-        figures.put("bytes", bytes);
-        figures.put("readings", readings);
-        figures.put("bytesPerReading", round(bytes / (double) Math.max(1, readings), 2));
-        Map<String, Object> tables = new LinkedHashMap<>();
-        StateTables.sstBytes(stateDir).forEach((table, tableBytes) -> tables.put(table,
-                Map.of("sstBytes", tableBytes, "bytesPerReading", round(tableBytes / (double) Math.max(1, readings), 3))));
-        figures.put("tables", tables);
-        return figures;
     }
 
     /** A rate rounded to a whole number, or null when it could not be measured (NaN). */

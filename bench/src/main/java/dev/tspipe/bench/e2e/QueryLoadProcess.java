@@ -23,10 +23,13 @@ final class QueryLoadProcess implements AutoCloseable {
 
     private final ChildJvm jvm;
     private final Path uriFile;
+    /** Beside {@link #uriFile}: the URIs of a step's floor requests. */
+    private final Path floorFile;
 
     private QueryLoadProcess(ChildJvm jvm, Path uriFile) {
         this.jvm = jvm;
         this.uriFile = uriFile;
+        this.floorFile = uriFile.resolveSibling(uriFile.getFileName() + ".floor");
     }
 
     static QueryLoadProcess start(Path logFile, Path uriFile) {
@@ -36,7 +39,6 @@ final class QueryLoadProcess implements AutoCloseable {
 
     /** {@link QueryLoad#run}, in the child. */
     QueryLoad.Result run(List<URI> uris, List<URI> floorUris, int rate, Duration duration) {
-        Path floorFile = uriFile.resolveSibling(uriFile.getFileName() + ".floor");
         write(uriFile, uris);
         if (!floorUris.isEmpty()) {
             write(floorFile, floorUris);
@@ -66,7 +68,7 @@ final class QueryLoadProcess implements AutoCloseable {
         jvm.stop(Duration.ofSeconds(10));
         try {
             Files.deleteIfExists(uriFile);
-            Files.deleteIfExists(uriFile.resolveSibling(uriFile.getFileName() + ".floor"));
+            Files.deleteIfExists(floorFile);
         } catch (IOException e) {
             // A temporary file left behind; the run's results do not depend on it.
         }

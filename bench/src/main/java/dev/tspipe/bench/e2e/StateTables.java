@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -32,6 +33,28 @@ final class StateTables {
     }
 
     private StateTables() {
+    }
+
+    /**
+     * The state directory of a stopped node holding {@code readings}: its bytes on disk, and the live SST bytes of each
+     * table ({@link #perTable}), per reading too (issue 29's target is per table).
+     */
+    static Map<String, Object> figures(Path stateDir, long readings) {
+        Map<String, Object> figures = new LinkedHashMap<>();
+        long bytes = EndToEndBenchmark.directoryBytes(stateDir);
+        figures.put("bytes", bytes);
+        figures.put("readings", readings);
+        figures.put("bytesPerReading", EndToEndBenchmark.round(bytes / (double) Math.max(1, readings), 2));
+        figures.put("tables", perTable(stateDir, readings));
+        return figures;
+    }
+
+    /** Per table of the databases under {@code stateDir}: its live SST bytes, and those per one of {@code readings}. */
+    static Map<String, Object> perTable(Path stateDir, long readings) {
+        Map<String, Object> tables = new LinkedHashMap<>();
+        sstBytes(stateDir).forEach((table, bytes) -> tables.put(table,
+                Map.of("sstBytes", bytes, "bytesPerReading", EndToEndBenchmark.round(bytes / (double) Math.max(1, readings), 3))));
+        return tables;
     }
 
     /** Live SST bytes per table of every database under {@code stateDir}, tables by name. */
