@@ -26,13 +26,33 @@ public final class BlockReader {
     private int[] setLengths = new int[4];
     /** Tag sets of the chunk read last, at {@link #setOffsets}: those of a chunk that inherits them; 0 before the first. */
     private int sets;
+    /** Where the tag-sets field of the chunk read last is, {@code lastSets[lastSetsFrom, lastSetsTo)}; null if not known. */
+    private byte[] lastSets;
+    private int lastSetsFrom;
+    private int lastSetsTo;
 
     /** Decodes {@code length} bytes of {@code bytes} from {@code offset}: the block that begins at {@code blockStartMillis}. */
     public BlockReader read(byte[] bytes, int offset, int length, long blockStartMillis) {
+        return readAfter(null, bytes, offset, length, blockStartMillis);
+    }
+
+    /**
+     * Decodes {@code length} bytes of {@code bytes} from {@code offset}, chunks that follow in their block (which begins
+     * at {@code blockStartMillis}) a chunk whose tag-sets field was {@code previousTagSets} ({@link #lastTagSets}, or
+     * {@code ChunkWriter.tagSets}; null: not known): a first chunk that inherits its sets takes these.
+     */
+    public BlockReader readAfter(byte[] previousTagSets, byte[] bytes, int offset, int length, long blockStartMillis) {
         tagBytesLength = 0;
         chunks = 0;
         size = 0;
         sets = 0;
+        lastSets = null;
+        if (previousTagSets != null) {
+            readTagSets(new Cursor(previousTagSets, 0, previousTagSets.length), 0, previousTagSets.length);
+            lastSets = previousTagSets;
+            lastSetsFrom = 0;
+            lastSetsTo = previousTagSets.length;
+        }
         int end = offset + length;
         int at = offset;
         while (at < end) {
@@ -55,6 +75,17 @@ public final class BlockReader {
     /** Chunks the block was made of. */
     public int chunks() {
         return chunks;
+    }
+
+    /**
+     * The tag-sets field of the last chunk read, as {@code ChunkWriter.tagSets} gives it (what a chunk after it may
+     * inherit), or null when it is not known: the chunk inherited the sets of a chunk that was not read.
+     */
+    public byte[] lastTagSets() {
+        if (lastSets == null) {
+            return null;
+        }
+        return lastSetsFrom == 0 && lastSetsTo == lastSets.length ? lastSets : Arrays.copyOfRange(lastSets, lastSetsFrom, lastSetsTo);
     }
 
     /** The {@code i}-th reading's time, ascending in {@code i}. */
@@ -159,9 +190,14 @@ public final class BlockReader {
                 // Not the chunk it follows (the broker deleted that one: a changelog read from past its retention; or
                 // it is decoded on its own): its readings have no tags.
                 noTags(inherited);
+                lastSets = null;
             }
         } else {
+            int field = cursor.at;
             readTagSets(cursor, start, end);
+            lastSets = bytes;
+            lastSetsFrom = field;
+            lastSetsTo = cursor.at;
         }
         long timestamp = base + cursor.varint("first timestamp");
         int decimals = 0;

@@ -1,12 +1,12 @@
 package dev.tspipe.model.blocks;
 
 /** Unsigned LEB128 varints (as protobuf and Avro write them) and zigzag for signed ones. */
-final class Varints {
+public final class Varints {
 
     private Varints() {
     }
 
-    static int put(byte[] out, int offset, long value) {
+    public static int put(byte[] out, int offset, long value) {
         while ((value & ~0x7FL) != 0) {
             out[offset++] = (byte) ((value & 0x7F) | 0x80);
             value >>>= 7;
@@ -15,7 +15,7 @@ final class Varints {
         return offset;
     }
 
-    static int size(long value) {
+    public static int size(long value) {
         int size = 1;
         while ((value & ~0x7FL) != 0) {
             size++;
@@ -24,11 +24,11 @@ final class Varints {
         return size;
     }
 
-    static long zigzag(long value) {
+    public static long zigzag(long value) {
         return (value << 1) ^ (value >> 63);
     }
 
-    static long unzigzag(long value) {
+    public static long unzigzag(long value) {
         return (value >>> 1) ^ -(value & 1);
     }
 }

@@ -191,6 +191,39 @@ class BlockCodecTest {
     }
 
     @Test
+    void aChunkReadAfterTheSetsOfTheChunkBeforeItTakesThemAndTellsTheSetsTheNextOneMayInherit() {
+        ChunkWriter writer = new ChunkWriter().start(BLOCK);
+        writer.add(BLOCK + 1_000, 21.5, UNIT_CELSIUS);
+        byte[] first = writer.toChunk();
+        BlockReader reader = new BlockReader().read(first, BLOCK);
+        byte[] sets = reader.lastTagSets();
+        assertThat(sets).as("the sets field of a chunk that writes its sets out").isEqualTo(writer.tagSets());
+        writer.start(BLOCK).add(BLOCK + 2_000, 21.6, UNIT_CELSIUS);
+        byte[] inherited = writer.toChunk(sets);
+
+        reader.readAfter(sets, inherited, 0, inherited.length, BLOCK);
+        assertThat(Arrays.copyOfRange(reader.tagBytes(), reader.tagsOffset(0), reader.tagsOffset(0) + reader.tagsLength(0)))
+                .isEqualTo(UNIT_CELSIUS);
+        assertThat(reader.lastTagSets()).as("inherited, so the same").isEqualTo(sets);
+        // Read without them: no tags, and no sets to inherit.
+        reader.read(inherited, BLOCK);
+        assertThat(reader.tagsLength(0)).isEqualTo(NO_TAGS.length);
+        assertThat(reader.lastTagSets()).isNull();
+        // After sets of another count: not the chunk it follows, so no tags either.
+        writer.start(BLOCK).add(BLOCK + 1_000, 1, NO_TAGS);
+        writer.add(BLOCK + 2_000, 2, UNIT_CELSIUS);
+        writer.toChunk();
+        reader.readAfter(writer.tagSets(), inherited, 0, inherited.length, BLOCK);
+        assertThat(reader.tagsLength(0)).isEqualTo(NO_TAGS.length);
+        assertThat(reader.lastTagSets()).isNull();
+        // A chunk that writes its sets out after the sets given: its own.
+        writer.start(BLOCK).add(BLOCK + 3_000, 21.7, NO_TAGS);
+        byte[] own = writer.toChunk();
+        reader.readAfter(sets, own, 0, own.length, BLOCK);
+        assertThat(reader.lastTagSets()).isEqualTo(writer.tagSets());
+    }
+
+    @Test
     void aTruncatedChunkIsRefusedWithItsOffset() {
         ChunkWriter writer = new ChunkWriter().start(BLOCK);
         for (int i = 0; i < 50; i++) {

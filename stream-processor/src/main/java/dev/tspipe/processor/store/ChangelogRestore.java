@@ -2,6 +2,7 @@ package dev.tspipe.processor.store;
 
 import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.rows.RawRow;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,12 +50,15 @@ final class ChangelogRestore {
     private boolean sealRestored;
     /** Decodes the chunks of the raw changelog, for their newest reading. */
     private final BlockReader chunks = new BlockReader();
+    /** The series' latest readings, taken from the raw chunks (the commits send no latest record per series). */
+    private final RestoredLatest latest;
 
-    ChangelogRestore(SeriesDatabase database, Segments segments, StreamTime time, Runnable written) {
+    ChangelogRestore(SeriesDatabase database, Segments segments, StreamTime time, SegmentReads reads, Runnable written) {
         this.database = database;
         this.segments = segments;
         this.time = time;
         this.written = written;
+        this.latest = new RestoredLatest(reads);
     }
 
     static long rowsRestored() {
@@ -74,8 +78,13 @@ final class ChangelogRestore {
         try {
             for (KeyValue<byte[], byte[]> record : records) {
                 if (table == Table.RAW) {
-                    if (record.value != null) {
-                        restoreChunk(record.key, record.value);
+                    if (record.value == null) {
+                        continue;
+                    }
+                    if (ChunkGroup.isGroupKey(record.key)) {
+                        ChunkGroup.forEachChunk(record.value, this::restoreChunk);
+                    } else {
+                        restoreChunk(record.key, record.value, 0, record.value.length);
                     }
                 } else if (table.grouped()) {
                     if (record.value == null) {
@@ -95,6 +104,12 @@ final class ChangelogRestore {
                         time.seal(ByteBuffer.wrap(record.value).getLong());
                         sealRestored = true;
                     }
+                } else if (table == Table.LATEST && record.value != null) {
+                    if (record.value.length < 8 + RawRow.VALUE_BYTES) {
+                        throw new ProcessorStateException("the changelog of " + table.storeName() + " holds a record of "
+                                + record.value.length + " bytes keyed '" + Table.printable(record.key) + "', not a latest reading");
+                    }
+                    latest.record(record.key, record.value);
                 } else {
                     long millis = table.timeOf(record.key);
                     restoreRow(table, record.key, millis, record.value, 0, record.value == null ? 0 : record.value.length);
@@ -105,6 +120,7 @@ final class ChangelogRestore {
         } catch (RuntimeException e) {
             // None of this batch is written, as if it had not come; the batches before it still are.
             collected.truncate(before);
+            latest.forget();
             throw e;
         }
         if (collected.isFull()) {
@@ -113,20 +129,25 @@ final class ChangelogRestore {
     }
 
     /**
-     * A chunk of a raw block, merged into the block as the commit that sent it did (or a whole block, put in place of
-     * what the block held: {@link CommitProtocol#WHOLE_BLOCK}); decoded only for stream time and to refuse what is not a
-     * chunk (a changelog of storage engine v2 holds groups of rows keyed by a series prefix).
+     * A chunk of a raw block ({@code length} bytes of {@code source} from {@code offset}: a record's value, or one
+     * chunk of a {@link ChunkGroup}), merged into the block as the commit that sent it did (or a whole block, put in
+     * place of what the block held: {@link CommitProtocol#WHOLE_BLOCK}); decoded for stream time and the series' latest
+     * reading, and to refuse what is not a chunk (a changelog of storage engine v2 holds groups of rows keyed by a
+     * series prefix).
      */
-    private void restoreChunk(byte[] key, byte[] value) throws RocksDBException {
+    private void restoreChunk(byte[] key, byte[] source, int offset, int length) throws RocksDBException {
         long start;
         boolean whole;
+        RestoredLatest.Series series;
         try {
             if (key.length == 0 || key[key.length - 1] == RowKey.DELIMITER) {
                 throw new IllegalArgumentException("keyed by a series prefix");
             }
             start = Table.RAW.timeOf(key);
-            whole = value.length > 0 && value[0] == CommitProtocol.WHOLE_BLOCK;
-            chunks.read(value, whole ? 1 : 0, whole ? value.length - 1 : value.length, start);
+            whole = length > 0 && source[offset] == CommitProtocol.WHOLE_BLOCK;
+            series = latest.of(key);
+            chunks.readAfter(whole ? null : latest.tagSetsBefore(series, start), source, whole ? offset + 1 : offset,
+                    whole ? length - 1 : length, start);
         } catch (IllegalArgumentException e) {
             throw new ProcessorStateException("the changelog of " + Table.RAW.storeName() + " holds a record keyed '"
                     + Table.printable(key) + "' that is not a chunk of a raw block (" + e.getMessage() + "): it was written "
@@ -136,10 +157,11 @@ final class ChangelogRestore {
             return;
         }
         if (whole) {
-            collected.put(segments.forWrite(Table.RAW, start), key, value, 1, value.length - 1);
+            collected.put(segments.forWrite(Table.RAW, start), key, source, offset + 1, length - 1);
         } else {
-            collected.merge(segments.forWrite(Table.RAW, start), key, value, 0, value.length);
+            collected.merge(segments.forWrite(Table.RAW, start), key, source, offset, length);
         }
+        latest.chunk(series, start, chunks);
         ROWS_RESTORED.add(chunks.size());
         time.advance(chunks.timestamp(chunks.size() - 1));
     }
@@ -168,29 +190,19 @@ final class ChangelogRestore {
      * waiting to be written may be in them). A failed write makes the store refuse further writes.
      */
     void write() {
-        if (collected.isEmpty() && !sealRestored) {
+        if (collected.isEmpty() && !sealRestored && latest.isEmpty()) {
             return;
         }
-        long superseded = collected.superseded();
         try {
-            List<byte[]> batches = new ArrayList<>(collected.serialize(RestoreBatch.MAX_BATCH_BYTES));
-            if (batches.isEmpty()) {
-                // Only the seal came: stream time and the seal are written on their own.
-                try (WriteBatch empty = new WriteBatch()) {
-                    batches.add(empty.data());
-                }
+            latest.collectKnown(collected, segments);
+            if (latest.hasUnresolved()) {
+                // Their tags are in the blocks, once the chunks before them (written earlier) and theirs are together.
+                writeCollected(false);
+                latest.resolveFromBlocks(collected, segments);
+            } else {
+                latest.written();
             }
-            ROWS_SUPERSEDED.add(collected.superseded() - superseded);
-            // Several writes, not one: a crash between them leaves rows ahead of the offsets (written later), which
-            // the restart's restore writes again; stream time goes with the last.
-            for (int i = 0; i < batches.size(); i++) {
-                try (WriteBatch batch = new WriteBatch(batches.get(i))) {
-                    if (i == batches.size() - 1) {
-                        database.putTime(batch, time);
-                    }
-                    segments.write(batch);
-                }
-            }
+            writeCollected(true);
         } catch (RocksDBException e) {
             throw database.failed("cannot restore into the series store in " + database.dir(), e);
         } catch (RuntimeException e) {
@@ -199,9 +211,38 @@ final class ChangelogRestore {
         } finally {
             collected.clear();
             sealRestored = false;
+            if (!latest.isEmpty()) {
+                // Not written: the store refuses further writes, and its restore starts again.
+                latest.forget();
+            }
         }
         time.publish();
         written.run();
+    }
+
+    /**
+     * The rows collected, in RocksDB batches; stream time with the last of them if {@code withTime} (then always one,
+     * if only an empty one: the seal alone may have come). Several writes, not one: a crash between them leaves rows
+     * ahead of the offsets (written later), which the restart's restore writes again.
+     */
+    private void writeCollected(boolean withTime) throws RocksDBException {
+        long superseded = collected.superseded();
+        List<byte[]> batches = new ArrayList<>(collected.serialize(RestoreBatch.MAX_BATCH_BYTES));
+        if (batches.isEmpty() && withTime) {
+            try (WriteBatch empty = new WriteBatch()) {
+                batches.add(empty.data());
+            }
+        }
+        ROWS_SUPERSEDED.add(collected.superseded() - superseded);
+        for (int i = 0; i < batches.size(); i++) {
+            try (WriteBatch batch = new WriteBatch(batches.get(i))) {
+                if (withTime && i == batches.size() - 1) {
+                    database.putTime(batch, time);
+                }
+                segments.write(batch);
+            }
+        }
+        collected.clear();
     }
 
     /**
@@ -210,7 +251,7 @@ final class ChangelogRestore {
      * restored offsets, say) can count on rows that are not there. A failure is logged: the restore starts again.
      */
     void writeBeforeClose() {
-        if (collected.isEmpty() && !sealRestored) {
+        if (collected.isEmpty() && !sealRestored && latest.isEmpty()) {
             return;
         }
         try {
@@ -225,11 +266,12 @@ final class ChangelogRestore {
     void end() {
         write();
         collected.release();
+        latest.forget();
     }
 
-    /** Nothing collected, and the arrays as small as when new: nothing for the stream thread to do. */
+    /** Nothing collected or known, and the arrays as small as when new: nothing for the stream thread to do. */
     boolean isIdle() {
-        return collected.isIdle();
+        return collected.isIdle() && latest.isForgotten();
     }
 
     /** Whether rows wait to be written (then no segment may be dropped: they may belong to one that has expired). */
@@ -240,6 +282,7 @@ final class ChangelogRestore {
     /** Forgets the collected rows (the store closes without writing them). */
     void clear() {
         collected.clear();
+        latest.forget();
         sealRestored = false;
     }
 }

@@ -50,6 +50,8 @@ final class CommitProtocol {
     private static final ThreadLocal<BlockReader> BLOCK_READER = ThreadLocal.withInitial(BlockReader::new);
     /** The encoder of a thread's flushes' chunks, one after the other. */
     private static final ThreadLocal<ChunkWriter> CHUNK_WRITER = ThreadLocal.withInitial(ChunkWriter::new);
+    /** The raw changelog records of a thread's flushes, one after the other: their chunks in groups. */
+    private static final ThreadLocal<ChunkGroup> CHUNK_GROUP = ThreadLocal.withInitial(ChunkGroup::new);
 
     private final SeriesStoreSpec spec;
     private final SeriesDatabase database;
@@ -86,15 +88,18 @@ final class CommitProtocol {
     void flush(SeriesStore.Changelog changelog, PreparedCommit.Writes writes) {
         BatchBuilder batch = FLUSH_BUILDER.get();
         batch.reset();
+        ChunkGroup group = CHUNK_GROUP.get();
+        group.take();
         int sentBefore = sent.size();
         long sealedBefore = time.sealed();
         try {
             // Blocks are sealed from what the database holds: only when every earlier flush is applied.
-            Prepared prepared = new Prepared(batch, changelog, sentBefore == 0);
+            Prepared prepared = new Prepared(batch, group, changelog, sentBefore == 0);
             if (sentBefore == 0) {
                 seal.seal(prepared, changelog);
             }
             writes.writeTo(prepared);
+            prepared.sendChunks();
             database.putTime(batch, time);
             sent.add(batch.build());
         } catch (RocksDBException | RuntimeException e) {
@@ -109,6 +114,7 @@ final class CommitProtocol {
             throw new ProcessorStateException("cannot prepare a write to the series store in " + database.dir(), e);
         } finally {
             batch.reset();
+            group.take();
         }
     }
 
@@ -235,13 +241,23 @@ final class CommitProtocol {
     /** One flush's commit: its batches, built in {@code batch}, and its changelog records, sent as the rows come. */
     private final class Prepared implements PreparedCommit {
         private final BatchBuilder batch;
+        private final ChunkGroup chunks;
         private final SeriesStore.Changelog changelog;
         private final boolean sealing;
 
-        Prepared(BatchBuilder batch, SeriesStore.Changelog changelog, boolean sealing) {
+        Prepared(BatchBuilder batch, ChunkGroup chunks, SeriesStore.Changelog changelog, boolean sealing) {
             this.batch = batch;
+            this.chunks = chunks;
             this.changelog = changelog;
             this.sealing = sealing;
+        }
+
+        /** The raw chunks not sent yet, as one record of the raw changelog ({@link ChunkGroup}). */
+        void sendChunks() {
+            if (!chunks.isEmpty()) {
+                long newest = chunks.newestMillis();
+                changelog.send(Table.RAW, ChunkGroup.KEY, chunks.take(), newest);
+            }
         }
 
         @Override
@@ -324,10 +340,15 @@ final class CommitProtocol {
             changelog.send(table, key, value, epochMillis);
         }
 
+        @Override
+        public void latest(byte[] prefix, byte[] value) throws RocksDBException {
+            put(segments.forWrite(Table.LATEST, 0).columnFamilyId, prefix, value);
+        }
+
         /**
          * The raw rows of one series as chunks of its blocks (docs/storage.md, "Blocks"): per block the flush touched,
-         * one chunk of its new readings, appended to the block (a RocksDB merge) and sent to the raw changelog under
-         * the block's key; rows expired by now are left out. Slots are mostly in time order, so mostly in one block.
+         * one chunk of its new readings, appended to the block (a RocksDB merge) and sent to the raw changelog with the
+         * block's key, in a group of the flush's chunks ({@link ChunkGroup}); rows expired by now are left out. Slots are mostly in time order, so mostly in one block.
          */
         private void blocks(SeriesBuffer series, byte[] bytes) throws RocksDBException {
             byte[] prefix = series.prefix;
@@ -364,7 +385,10 @@ final class CommitProtocol {
                 }
                 batch.merge(segments.forWrite(Table.RAW, block).columnFamilyId, key, value, 0, value.length);
                 rollOver();
-                changelog.send(Table.RAW, key, value, newest);
+                chunks.add(key, value, newest);
+                if (chunks.isFull()) {
+                    sendChunks();
+                }
                 if (blocks == written.length) {
                     written = Arrays.copyOf(written, blocks * 2);
                 }

@@ -41,6 +41,12 @@ interface PreparedCommit {
      */
     void rewriteOpenBlock(SeriesBuffer series) throws RocksDBException;
 
+    /**
+     * The series' latest reading ({@code LatestReading} bytes) into the {@code latest} table, not its changelog: a restore
+     * takes it from the raw chunks (docs/storage.md, "Changelogs").
+     */
+    void latest(byte[] prefix, byte[] value) throws RocksDBException;
+
     /** One row under {@code key}, of {@code epochMillis} (its key's time in a time-keyed table, its changelog record's). */
     void row(Table table, byte[] key, byte[] value, long epochMillis) throws RocksDBException;
 

@@ -23,7 +23,8 @@ import org.rocksdb.RocksDBException;
  * lifecycle), so the blocks hold everything to seal, and only when no earlier flush waits to be applied (the seal
  * reads the database). A bucket that began before the previous seal (a day, sealed an hour at a time) goes on from
  * its stored counters. The seal is stored with the flush's batch (meta {@code sealed-through}) and sent to the
- * {@code latest} changelog under {@link #CHANGELOG_KEY}, so that a restore knows which raw blocks it may skip.
+ * {@code latest} changelog under {@link #CHANGELOG_KEY}, so that a restore knows which raw blocks it may skip; so is
+ * the latest reading of each series whose readings are all sealed (the only latest records the store sends).
  *
  * <p>Thread rule: the stream thread, within a flush.
  */
@@ -83,7 +84,7 @@ final class RollupSeal {
                 int prefixLength = RowKey.seriesPrefixLength(key);
                 if (series == null || series.length != prefixLength || !Arrays.equals(series, 0, prefixLength, key, 0, prefixLength)) {
                     if (series != null) {
-                        writeSeries(commit, series, from);
+                        writeSeries(commit, changelog, series, from, to);
                     }
                     series = Arrays.copyOf(key, prefixLength);
                     count = 0;
@@ -92,7 +93,7 @@ final class RollupSeal {
                 addBlock(next.value, start);
             }
             if (series != null) {
-                writeSeries(commit, series, from);
+                writeSeries(commit, changelog, series, from, to);
             } else if (from == StreamTime.NONE) {
                 // Nothing was ever sealed, and there is nothing to seal yet.
                 return;
@@ -120,8 +121,20 @@ final class RollupSeal {
         }
     }
 
-    /** The buckets of one series' readings, of each resolution, into their tables. */
-    private void writeSeries(PreparedCommit commit, byte[] prefix, long from) throws RocksDBException {
+    /**
+     * The buckets of one series' readings, of each resolution, into their tables; and the series' latest reading into
+     * the {@code latest} changelog if the seal takes all its readings (a restore takes the others' from the raw chunks,
+     * which it skips once sealed: docs/storage.md, "Changelogs").
+     */
+    private void writeSeries(PreparedCommit commit, SeriesStore.Changelog changelog, byte[] prefix, long from, long to)
+            throws RocksDBException {
+        byte[] latest = reads.storedGet(Table.LATEST, prefix);
+        if (latest != null) {
+            long millis = ByteBuffer.wrap(latest).getLong();
+            if (millis < to) {
+                changelog.send(Table.LATEST, prefix, latest, millis);
+            }
+        }
         for (RollupStep step : STEPS) {
             Table table = Table.of(step);
             buckets.clear();

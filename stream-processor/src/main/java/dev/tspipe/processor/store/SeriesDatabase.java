@@ -65,7 +65,7 @@ final class SeriesDatabase {
      * from them until sealed). Format 3 stored every bucket at every commit; stores of engine v2 have no format key.
      * Never renumbered; a store of another format is refused, not misread.
      */
-    static final int FORMAT_VERSION = 5;
+    static final int FORMAT_VERSION = 6;
 
     private final File dir;
     private final DBOptions dbOptions;

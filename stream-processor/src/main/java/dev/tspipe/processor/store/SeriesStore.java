@@ -68,7 +68,7 @@ public final class SeriesStore implements AutoCloseable {
         reads = new SegmentReads(spec, database, segments, time);
         estimates = new SizeEstimates(spec, database, segments);
         writes = new WriteBuffer(spec, reads, time);
-        restore = new ChangelogRestore(database, segments, time, this::afterWrite);
+        restore = new ChangelogRestore(database, segments, time, reads, this::afterWrite);
         commits = new CommitProtocol(spec, database, segments, time, reads, new RollupSeal(spec, time, reads), writes::released, () -> {
             writes.forgetSeriesIfMany();
             afterWrite();

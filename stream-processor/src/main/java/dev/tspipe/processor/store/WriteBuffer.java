@@ -141,7 +141,7 @@ final class WriteBuffer implements PreparedCommit.Writes {
         // The buckets are computed from the blocks until they are sealed (RollupSeal): nothing to write for them.
         commit.rawRows(buffer, arena.bytes());
         if (buffer.latestDirty) {
-            commit.row(Table.LATEST, buffer.prefix, buffer.latestValue(arena), buffer.latestMillis);
+            commit.latest(buffer.prefix, buffer.latestValue(arena));
         }
     }
 

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.kafka.streams.KeyValue;
 
 /**
  * A second, plain writer and reader of the changelog group layout ({@link ChangelogGroup}), over a list of rows with
@@ -39,6 +40,23 @@ final class ChangelogGroups {
             start = end;
         }
         return values;
+    }
+
+    /**
+     * The raw changelog's records as the chunks they hold, each with its block's key: a group ({@link ChunkGroup})
+     * gives its chunks in order, any other record is one chunk.
+     */
+    static List<KeyValue<byte[], byte[]>> chunks(List<KeyValue<byte[], byte[]>> records) {
+        List<KeyValue<byte[], byte[]>> chunks = new ArrayList<>();
+        for (KeyValue<byte[], byte[]> record : records) {
+            if (ChunkGroup.isGroupKey(record.key)) {
+                ChunkGroup.forEachChunk(record.value, (key, source, offset, length) ->
+                        chunks.add(KeyValue.pair(key, Arrays.copyOfRange(source, offset, offset + length))));
+            } else {
+                chunks.add(record);
+            }
+        }
+        return chunks;
     }
 
     /** The rows of one record value, as the store's restore reads them ({@link ChangelogGroup#forEachRow}). */

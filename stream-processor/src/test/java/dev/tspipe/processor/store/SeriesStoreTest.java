@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.blocks.ChunkWriter;
 import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.rows.LatestReading;
 import dev.tspipe.model.rows.RawRow;
 import dev.tspipe.model.rows.Rollup;
 import java.nio.ByteBuffer;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.ProcessorStateException;
@@ -209,10 +211,13 @@ class SeriesStoreTest {
             commit(store, 3);
             assertBlock(store, block, hour, 2, "the block written again as one chunk, and the late reading's chunk after it");
         }
-        // The seal is local: the changelog holds the three chunks, the late chunk and the next block's chunk, no whole block.
-        assertThat(changelog).hasSize(5);
-        assertThat(changelog).noneMatch(record -> record.value[0] == CommitProtocol.WHOLE_BLOCK);
-        assertThat(changelog).filteredOn(record -> Arrays.equals(record.key, block)).as("the block's four chunks").hasSize(4);
+        // The seal is local: the changelog holds the three chunks, the late chunk and the next block's chunk, no whole
+        // block, in one record per flush.
+        assertThat(changelog).as("a record per flush").hasSize(4);
+        List<KeyValue<byte[], byte[]>> chunks = ChangelogGroups.chunks(changelog);
+        assertThat(chunks).hasSize(5);
+        assertThat(chunks).noneMatch(record -> record.value[0] == CommitProtocol.WHOLE_BLOCK);
+        assertThat(chunks).filteredOn(record -> Arrays.equals(record.key, block)).as("the block's four chunks").hasSize(4);
         try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
             restored.restore(Table.RAW, changelog);
             commit(restored, 9);
@@ -248,13 +253,161 @@ class SeriesStoreTest {
             assertRows(store, hour, 7);
         }
         assertThat(changelog).hasSize(7);
-        List<Boolean> inherited = changelog.stream().map(record -> (record.value[0] & 0x02) != 0).toList();
+        List<Boolean> inherited = ChangelogGroups.chunks(changelog).stream().map(record -> (record.value[0] & 0x02) != 0).toList();
         assertThat(inherited).containsExactly(false, true, true, false, false, true, true);
         try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
             restored.restore(Table.RAW, changelog);
             commit(restored, 9);
             assertThat(new BlockReader().read(restored.storedBlock(block), hour).chunks()).isEqualTo(7);
             assertRows(restored, hour, 7);
+        }
+    }
+
+    /** A changelog that keeps the records of every table, in the order sent. */
+    private static final class Recorded implements SeriesStore.Changelog {
+        final Map<Table, List<KeyValue<byte[], byte[]>>> records = new java.util.EnumMap<>(Table.class);
+
+        @Override
+        public void send(Table table, byte[] key, byte[] value, long timestamp) {
+            records.computeIfAbsent(table, t -> new ArrayList<>()).add(KeyValue.pair(key, value));
+        }
+
+        List<KeyValue<byte[], byte[]>> of(Table table) {
+            return records.getOrDefault(table, List.of());
+        }
+    }
+
+    private static LatestReading latest(SeriesStore store, byte[] prefix) {
+        byte[] latest = store.get(Table.LATEST, prefix);
+        return latest == null ? null : LatestReading.fromBytes(latest);
+    }
+
+    @Test
+    void theLatestReadingIsRestoredFromTheRawChunksWithTheTagSetsTheyInheritAndNoLatestRecordIsSent() {
+        long hour = T0 - T0 % 3_600_000L;
+        Recorded changelog = new Recorded();
+        try (SeriesStore store = SeriesStore.open(spec(), dir.resolve("live").toFile())) {
+            for (int i = 0; i < 7; i++) {
+                Map<String, String> tags = i == 3 ? Map.of("unit", "K") : Map.of("unit", "°C");
+                store.ingest(RowKey.withTimestamp(SERIES, hour + i * 1_000L), hour + i * 1_000L,
+                        new RawRow(i + 0.5, tags).toBytes(), i + 0.5);
+                store.flush(changelog);
+                commit(store, i);
+            }
+        }
+        assertThat(changelog.of(Table.LATEST)).as("no latest record: nothing is sealed").isEmpty();
+        List<KeyValue<byte[], byte[]>> raw = changelog.of(Table.RAW);
+        List<Boolean> inherited = ChangelogGroups.chunks(raw).stream().map(record -> (record.value[0] & 0x02) != 0).toList();
+        assertThat(inherited).as("as anOpenBlockOfManyChunks... found").containsExactly(false, true, true, false, false, true, true);
+        // Record by record, each written: a chunk that inherits takes the sets of the chunk before it, as restored.
+        try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
+            for (int i = 0; i < 7; i++) {
+                restored.restore(Table.RAW, List.of(raw.get(i)));
+                commit(restored, i);
+                assertThat(latest(restored, SERIES)).as("after record %d", i).isEqualTo(new LatestReading(hour + i * 1_000L,
+                        new RawRow(i + 0.5, i == 3 ? Map.of("unit", "K") : Map.of("unit", "°C"))));
+            }
+        }
+        // The chunk before it restored by another store object (a restart): the reading's tags are read from its block.
+        try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restarted").toFile())) {
+            restored.restore(Table.RAW, raw.subList(0, 5));
+            commit(restored, 4);
+        }
+        try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restarted").toFile())) {
+            restored.restore(Table.RAW, List.of(raw.get(5)));
+            commit(restored, 5);
+            assertThat(latest(restored, SERIES)).isEqualTo(new LatestReading(hour + 5_000L, new RawRow(5.5, Map.of("unit", "°C"))));
+        }
+    }
+
+    @Test
+    void aRestoredChunkReplacesTheLatestReadingOnlyWithOneAsNewOrNewer() {
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            store.restore(Table.RAW, List.of(rawGroup(T0 + 5_000, 5.0)));
+            commit(store, 0);
+            store.restore(Table.RAW, List.of(rawGroup(T0, 1.0)));
+            commit(store, 1);
+            assertThat(latest(store, SERIES).epochMillis()).as("an older chunk").isEqualTo(T0 + 5_000);
+        }
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            // What the table holds is read, not known from the restore before.
+            store.restore(Table.RAW, List.of(rawGroup(T0 + 1_000, 2.0)));
+            commit(store, 2);
+            assertThat(latest(store, SERIES).row().value()).isEqualTo(5.0);
+            store.restore(Table.RAW, List.of(rawGroup(T0 + 5_000, 6.0)));
+            commit(store, 3);
+            assertThat(latest(store, SERIES).row().value()).as("a correction of the newest reading").isEqualTo(6.0);
+            assertThat(store.ingest(RowKey.withTimestamp(SERIES, T0 + 5_000), T0 + 5_000, new RawRow(6.0, Map.of()).toBytes(), 6.0))
+                    .isEqualTo(SeriesStore.Outcome.DUPLICATE);
+        }
+    }
+
+    @Test
+    void theSealSendsTheLatestReadingOfASeriesWhoseReadingsItTookAllAndARestoreKeepsIt() {
+        byte[] silent = "dev-2#temp#".getBytes(StandardCharsets.UTF_8);
+        Recorded changelog = new Recorded();
+        try (SeriesStore store = SeriesStore.open(spec(), dir.resolve("live").toFile())) {
+            store.ingest(RowKey.withTimestamp(silent, T0), T0, new RawRow(1.0, Map.of("unit", "°C")).toBytes(), 1.0);
+            ingest(store, T0, 1.0);
+            store.flush(changelog);
+            commit(store, 0);
+            ingest(store, T0 + 8 * DAY, 2.0);
+            store.flush(changelog);
+            commit(store, 1);
+            // This flush seals what the applied stream time expired: both series' first block.
+            ingest(store, T0 + 8 * DAY + 1_000, 3.0);
+            store.flush(changelog);
+            commit(store, 2);
+        }
+        assertThat(changelog.of(Table.LATEST)).extracting(record -> new String(record.key, StandardCharsets.UTF_8))
+                .as("the seal, and the series whose readings it all took").containsExactlyInAnyOrder("\0sealed-through", "dev-2#temp#");
+        try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
+            for (Table table : Table.values()) {
+                restored.restore(table, changelog.of(table));
+            }
+            commit(restored, 9);
+            assertThat(latest(restored, silent)).isEqualTo(new LatestReading(T0, new RawRow(1.0, Map.of("unit", "°C"))));
+            assertThat(latest(restored, SERIES)).isEqualTo(new LatestReading(T0 + 8 * DAY + 1_000, new RawRow(3.0, Map.of())));
+        }
+    }
+
+    @Test
+    void aFlushOfManySeriesSendsItsChunksInSeveralGroupsThatRestoreEveryReading() {
+        Random random = new Random(7);
+        int seriesCount = 3_000;
+        Recorded changelog = new Recorded();
+        Map<Integer, double[]> values = new java.util.HashMap<>();
+        try (SeriesStore store = SeriesStore.open(spec(), dir.resolve("live").toFile())) {
+            for (int s = 0; s < seriesCount; s++) {
+                byte[] prefix = ("dev-" + s + "#temp#").getBytes(StandardCharsets.UTF_8);
+                double[] series = new double[30];
+                for (int i = 0; i < series.length; i++) {
+                    // Values of no common decimal form: XOR-coded, several bytes a reading.
+                    series[i] = random.nextDouble();
+                    long millis = T0 + i * 1_000L;
+                    store.ingest(RowKey.withTimestamp(prefix, millis), millis, new RawRow(series[i], Map.of()).toBytes(), series[i]);
+                }
+                values.put(s, series);
+            }
+            store.flush(changelog);
+            commit(store, 0);
+        }
+        List<KeyValue<byte[], byte[]>> raw = changelog.of(Table.RAW);
+        assertThat(raw.size()).as("records of the one flush").isGreaterThan(2);
+        assertThat(raw).allMatch(record -> ChunkGroup.isGroupKey(record.key) && record.value.length < ChunkGroup.MAX_BYTES + 1_000);
+        assertThat(ChangelogGroups.chunks(raw)).as("a chunk per series").hasSize(seriesCount);
+        try (SeriesStore restored = SeriesStore.open(spec(), dir.resolve("restored").toFile())) {
+            restored.restore(Table.RAW, raw);
+            commit(restored, 1);
+            for (int s = 0; s < seriesCount; s += 97) {
+                byte[] prefix = ("dev-" + s + "#temp#").getBytes(StandardCharsets.UTF_8);
+                double[] series = values.get(s);
+                for (int i = 0; i < series.length; i++) {
+                    byte[] row = restored.get(Table.RAW, RowKey.withTimestamp(prefix, T0 + i * 1_000L));
+                    assertThat(RawRow.fromBytes(row).value()).as("series %d, reading %d", s, i).isEqualTo(series[i]);
+                }
+                assertThat(latest(restored, prefix).row().value()).isEqualTo(series[series.length - 1]);
+            }
         }
     }
 
