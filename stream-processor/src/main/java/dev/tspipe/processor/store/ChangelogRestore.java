@@ -153,7 +153,7 @@ final class ChangelogRestore {
                     + Table.printable(key) + "' that is not a chunk of a raw block (" + e.getMessage() + "): it was written "
                     + "before tspipe's storage engine v3; reset the application (docs/storage.md, \"Upgrading\")", e);
         }
-        if (time.isExpiredKeyForWriters(Table.RAW, key) || chunks.size() == 0) {
+        if (time.isBlockExpiredForWriters(start) || chunks.size() == 0) {
             return;
         }
         if (whole) {

@@ -63,6 +63,8 @@ final class RestoreBatch {
     private int[] scratch = new int[0];
     /** Per sorted position, during {@link #serialize}: the end of the run of the key's merges that starts there. */
     private int[] runEnds = new int[0];
+    /** During {@link #sortRuns}: where each run ends. */
+    private int[] runBounds = new int[0];
     private int size;
     private long coalesced;
     private long bytes;
@@ -147,7 +149,7 @@ final class RestoreBatch {
         for (int i = 0; i < size; i++) {
             order[i] = i;
         }
-        sort(0, size);
+        sortRuns();
         // The batches' bounds: the rows of batch b are order[batchEnds[b - 1], batchEnds[b]) (left-out rows are -1).
         List<Integer> batchEnds = new ArrayList<>();
         List<Integer> batchLengths = new ArrayList<>();
@@ -278,24 +280,59 @@ final class RestoreBatch {
         return segments[a] == segments[b] && heads[a] == heads[b] && Arrays.equals(keys[a], keys[b]);
     }
 
-    /** Merge sort of {@code order[from, to)} by {@link #compare} (a primitive index array: no boxing, no comparator objects). */
-    private void sort(int from, int to) {
-        if (to - from <= INSERTION_SORT_MAX) {
-            for (int i = from + 1; i < to; i++) {
-                int row = order[i];
-                int j = i - 1;
-                while (j >= from && compare(order[j], row) > 0) {
-                    order[j + 1] = order[j];
-                    j--;
-                }
-                order[j + 1] = row;
-            }
-            return;
+    /**
+     * Sorts {@code order[0, size)} by {@link #compare} (a primitive index array: no boxing, no comparator objects), a
+     * natural merge sort: the runs already in order are found and merged pairwise. The raw changelog's records each
+     * hold one commit's chunks in key order, so a batch of them is a few long runs (a merge level per doubling of the
+     * commits, not of the rows); runs shorter than {@value #INSERTION_SORT_MAX} rows (the rows of a rollup group, newest
+     * key last) are made that long by insertion sort first.
+     */
+    private void sortRuns() {
+        if (runBounds.length < size / INSERTION_SORT_MAX + 2) {
+            runBounds = new int[size / INSERTION_SORT_MAX + 2];
         }
-        int middle = (from + to) >>> 1;
-        sort(from, middle);
-        sort(middle, to);
-        if (compare(order[middle - 1], order[middle]) <= 0) {
+        int runs = 0;
+        for (int start = 0; start < size; ) {
+            int end = start + 1;
+            while (end < size && compare(order[end - 1], order[end]) < 0) {
+                end++;
+            }
+            if (end - start < INSERTION_SORT_MAX) {
+                end = Math.min(size, start + INSERTION_SORT_MAX);
+                insertionSort(start, end);
+            }
+            runBounds[runs++] = end;
+            start = end;
+        }
+        while (runs > 1) {
+            int merged = 0;
+            int from = 0;
+            for (int r = 0; r < runs; r += 2) {
+                int middle = runBounds[r];
+                int to = r + 1 < runs ? runBounds[r + 1] : middle;
+                merge(from, middle, to);
+                runBounds[merged++] = to;
+                from = to;
+            }
+            runs = merged;
+        }
+    }
+
+    private void insertionSort(int from, int to) {
+        for (int i = from + 1; i < to; i++) {
+            int row = order[i];
+            int j = i - 1;
+            while (j >= from && compare(order[j], row) > 0) {
+                order[j + 1] = order[j];
+                j--;
+            }
+            order[j + 1] = row;
+        }
+    }
+
+    /** Merges the sorted {@code order[from, middle)} and {@code order[middle, to)}. */
+    private void merge(int from, int middle, int to) {
+        if (middle >= to || compare(order[middle - 1], order[middle]) <= 0) {
             return;
         }
         System.arraycopy(order, from, scratch, from, to - from);
@@ -340,6 +377,7 @@ final class RestoreBatch {
             order = new int[0];
             scratch = new int[0];
             runEnds = new int[0];
+            runBounds = new int[0];
         }
     }
 }

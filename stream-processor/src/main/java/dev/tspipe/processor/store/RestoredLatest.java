@@ -4,10 +4,7 @@ import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.keys.RowKey;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import org.apache.kafka.common.utils.Bytes;
 import org.rocksdb.RocksDBException;
 
 /**
@@ -31,7 +28,7 @@ final class RestoredLatest {
     private static final long UNKNOWN = Long.MIN_VALUE + 1;
 
     private final SegmentReads reads;
-    private final Map<Bytes, Series> series = new HashMap<>();
+    private final SeriesTable<Series> series = new SeriesTable<>();
     private final List<Series> pending = new ArrayList<>();
     private final BlockReader blocks = new BlockReader();
     private boolean unresolved;
@@ -41,8 +38,7 @@ final class RestoredLatest {
     }
 
     /** What a restore knows of one series. */
-    static final class Series {
-        final byte[] prefix;
+    static final class Series extends SeriesTable.Entry {
         /** The newest raw block a chunk was restored for, and the tag-sets field of its last chunk (null: not known). */
         long block = StreamTime.NONE;
         byte[] blockTagSets;
@@ -56,14 +52,18 @@ final class RestoredLatest {
         boolean tagsKnown;
 
         Series(byte[] prefix) {
-            this.prefix = prefix;
+            super(prefix);
         }
     }
 
     /** The series of the raw block keyed {@code blockKey}. */
     Series of(byte[] blockKey) {
-        byte[] prefix = RowKey.seriesPrefixOf(blockKey);
-        return series.computeIfAbsent(Bytes.wrap(prefix), key -> new Series(prefix));
+        Series known = series.get(blockKey);
+        if (known == null) {
+            known = new Series(RowKey.seriesPrefixOf(blockKey));
+            series.add(known);
+        }
+        return known;
     }
 
     /** The tag-sets field of the last chunk restored for {@code series}' block that starts at {@code blockStart}, or null. */
@@ -94,7 +94,11 @@ final class RestoredLatest {
      */
     void record(byte[] prefix, byte[] value) {
         long millis = ByteBuffer.wrap(value).getLong();
-        Series known = series.computeIfAbsent(Bytes.wrap(prefix), key -> new Series(prefix));
+        Series known = series.getByPrefix(prefix);
+        if (known == null) {
+            known = new Series(prefix);
+            series.add(known);
+        }
         if (millis >= known.millis) {
             offer(known, millis, StreamTime.NONE, value, true);
         }

@@ -12,11 +12,10 @@ import java.nio.ByteBuffer;
  * is one it wrote or read. Only the stream thread touches it. A task that is closed after an aborted
  * transaction opens a new store object, so values of aborted writes are never seen again.
  */
-final class SeriesBuffer {
+final class SeriesBuffer extends SeriesTable.Entry {
 
     static final long NONE = Long.MIN_VALUE;
 
-    final byte[] prefix;
     boolean dirty;
 
     /** The newest reading's timestamp; NONE if the series has none. */
@@ -47,7 +46,7 @@ final class SeriesBuffer {
     final TimedRows rows = new TimedRows();
 
     SeriesBuffer(byte[] prefix) {
-        this.prefix = prefix;
+        super(prefix);
     }
 
     /** The reading of the row in {@code slot} of {@link #rows} is the series' latest. */

@@ -110,6 +110,11 @@ final class StreamTime {
         return table.timeKeyed() && isExpiredForReaders(table, newestTimeOf(table, key));
     }
 
+    /** Whether the raw block that starts at {@code blockStart} is all expired for the write path (it is sealed). */
+    boolean isBlockExpiredForWriters(long blockStart) {
+        return isExpired(Table.RAW, blockStart + spec.rawBlockMs() - 1);
+    }
+
     /** Whether the row under {@code key} is all expired for the write path (a raw block: when it is sealed). */
     boolean isExpiredKeyForWriters(Table table, byte[] key) {
         return table.timeKeyed() && isExpired(table, newestTimeOf(table, key));

@@ -37,7 +37,7 @@ final class WriteBuffer implements PreparedCommit.Writes {
     private final SeriesStoreSpec spec;
     private final SegmentReads reads;
     private final StreamTime time;
-    private final SeriesTable series = new SeriesTable();
+    private final SeriesTable<SeriesBuffer> series = new SeriesTable<>();
     private final List<SeriesBuffer> dirty = new ArrayList<>();
     /** The bytes of the dirty series' raw rows. */
     private final RowArena arena = new RowArena();

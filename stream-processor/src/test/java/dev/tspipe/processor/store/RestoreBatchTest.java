@@ -146,6 +146,15 @@ class RestoreBatchTest {
         }
     }
 
+    /** Short keys, keys sharing their first 8 bytes, zero bytes: where the sort's shortcuts could go wrong. */
+    private static byte[] randomKey(Random random) {
+        byte[] key = new byte[random.nextInt(14)];
+        for (int b = 0; b < key.length; b++) {
+            key[b] = b < 6 && random.nextBoolean() ? (byte) 'k' : (byte) (random.nextInt(3) * 127);
+        }
+        return key;
+    }
+
     @Test
     void randomWritesComeOutSortedWithTheLastWriteOfEachKeyAsRocksDbWouldHaveBuiltThem() throws Exception {
         RocksDB.loadLibrary();
@@ -165,12 +174,30 @@ class RestoreBatchTest {
                 // Per column family: key -> the last value written (null: deleted), in unsigned key order.
                 Map<Segment, TreeMap<byte[], byte[]>> expected = new HashMap<>();
                 int writes = 1 + random.nextInt(3_000);
+                // Half the time the writes come as changelog groups do, commit after commit: runs of ascending keys of
+                // one column family, which the sort finds and merges.
+                List<byte[]> ascending = new ArrayList<>();
+                if (random.nextBoolean()) {
+                    TreeMap<byte[], Boolean> distinct = new TreeMap<>(Arrays::compareUnsigned);
+                    for (int k = 1 + random.nextInt(400); k > 0; k--) {
+                        distinct.put(randomKey(random), true);
+                    }
+                    ascending.addAll(distinct.keySet());
+                }
+                int cursor = 0;
                 for (int i = 0; i < writes; i++) {
-                    Segment family = families.get(random.nextInt(families.size()));
-                    // Short keys, keys sharing their first 8 bytes, zero bytes: where the sort's shortcuts could go wrong.
-                    byte[] key = new byte[random.nextInt(14)];
-                    for (int b = 0; b < key.length; b++) {
-                        key[b] = b < 6 && random.nextBoolean() ? (byte) 'k' : (byte) (random.nextInt(3) * 127);
+                    Segment family;
+                    byte[] key;
+                    if (ascending.isEmpty()) {
+                        family = families.get(random.nextInt(families.size()));
+                        key = randomKey(random);
+                    } else {
+                        family = families.get(0);
+                        cursor += 1 + random.nextInt(3);
+                        if (cursor >= ascending.size()) {
+                            cursor = random.nextInt(2);
+                        }
+                        key = ascending.get(Math.min(cursor, ascending.size() - 1));
                     }
                     TreeMap<byte[], byte[]> rows = expected.computeIfAbsent(family, f -> new TreeMap<>(Arrays::compareUnsigned));
                     if (random.nextInt(8) == 0) {

@@ -17,7 +17,7 @@ class SeriesTableTest {
     void findsTheBufferOfEveryRowKeysSeriesAndNothingElse() {
         long seed = Long.getLong("tspipe.seed", System.nanoTime());
         Random random = new Random(seed);
-        SeriesTable table = new SeriesTable();
+        SeriesTable<SeriesBuffer> table = new SeriesTable<>();
         Map<Bytes, SeriesBuffer> model = new HashMap<>();
         for (int step = 0; step < 200_000; step++) {
             // Few distinct prefixes of few lengths, so that lookups hit, miss, collide and share beginnings.
@@ -25,6 +25,7 @@ class SeriesTableTest {
             byte[] rowKey = RowKey.withTimestamp(prefix, random.nextLong(RowKey.MAX_EPOCH_MILLIS + 1));
             SeriesBuffer expected = model.get(Bytes.wrap(prefix));
             assertThat(table.get(rowKey)).as("seed %d, step %d", seed, step).isSameAs(expected);
+            assertThat(table.getByPrefix(prefix)).as("seed %d, step %d, by prefix", seed, step).isSameAs(expected);
             if (expected == null && random.nextInt(3) > 0) {
                 SeriesBuffer buffer = new SeriesBuffer(prefix);
                 table.add(buffer);
