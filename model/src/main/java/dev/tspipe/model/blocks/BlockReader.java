@@ -88,6 +88,30 @@ public final class BlockReader {
         return lastSetsFrom == 0 && lastSetsTo == lastSets.length ? lastSets : Arrays.copyOfRange(lastSets, lastSetsFrom, lastSetsTo);
     }
 
+    /**
+     * The tag-sets field of the chunk at {@code offset} of {@code bytes} (as {@link #lastTagSets} gives it), or null when
+     * the chunk inherits the sets of the chunk before it; read from the chunk's first fields only, not decoded.
+     */
+    public static byte[] tagSetsField(byte[] bytes, int offset, int length) {
+        int end = offset + length;
+        int header = bytes[offset] & 0xFF;
+        if (header >>> 4 != ChunkWriter.VERSION || (header & 0x0C) != 0) {
+            throw new MalformedBlockException("unknown chunk header 0x" + Integer.toHexString(header)
+                    + " (this tspipe reads chunk format " + ChunkWriter.VERSION + ")", offset);
+        }
+        if ((header & ChunkWriter.INHERITED_TAG_SETS) != 0) {
+            return null;
+        }
+        Cursor cursor = new Cursor(bytes, offset + 1, end);
+        cursor.count("reading count");
+        int field = cursor.at;
+        int sets = cursor.count("tag set count");
+        for (int s = 0; s < sets; s++) {
+            cursor.skip(cursor.count("tag set length"));
+        }
+        return Arrays.copyOfRange(bytes, field, cursor.at);
+    }
+
     /** The {@code i}-th reading's time, ascending in {@code i}. */
     public long timestamp(int i) {
         return timestamps[i];

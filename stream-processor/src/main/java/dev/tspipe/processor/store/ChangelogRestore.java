@@ -138,16 +138,15 @@ final class ChangelogRestore {
     private void restoreChunk(byte[] key, byte[] source, int offset, int length) throws RocksDBException {
         long start;
         boolean whole;
-        RestoredLatest.Series series;
         try {
             if (key.length == 0 || key[key.length - 1] == RowKey.DELIMITER) {
                 throw new IllegalArgumentException("keyed by a series prefix");
             }
             start = Table.RAW.timeOf(key);
             whole = length > 0 && source[offset] == CommitProtocol.WHOLE_BLOCK;
-            series = latest.of(key);
-            chunks.readAfter(whole ? null : latest.tagSetsBefore(series, start), source, whole ? offset + 1 : offset,
-                    whole ? length - 1 : length, start);
+            // Decoded alone: a chunk that inherits its tag sets reads here without tags (its latest reading is found
+            // with them when the rows are written: RestoredLatest).
+            chunks.read(source, whole ? offset + 1 : offset, whole ? length - 1 : length, start);
         } catch (IllegalArgumentException e) {
             throw new ProcessorStateException("the changelog of " + Table.RAW.storeName() + " holds a record keyed '"
                     + Table.printable(key) + "' that is not a chunk of a raw block (" + e.getMessage() + "): it was written "
@@ -156,14 +155,15 @@ final class ChangelogRestore {
         if (time.isBlockExpiredForWriters(start) || chunks.size() == 0) {
             return;
         }
+        long newest = chunks.timestamp(chunks.size() - 1);
+        Segment segment = segments.forWrite(Table.RAW, start);
         if (whole) {
-            collected.put(segments.forWrite(Table.RAW, start), key, source, offset + 1, length - 1);
+            collected.chunk(segment, key, source, offset + 1, length - 1, newest, true);
         } else {
-            collected.merge(segments.forWrite(Table.RAW, start), key, source, offset, length);
+            collected.chunk(segment, key, source, offset, length, newest, false);
         }
-        latest.chunk(series, start, chunks);
         ROWS_RESTORED.add(chunks.size());
-        time.advance(chunks.timestamp(chunks.size() - 1));
+        time.advance(newest);
     }
 
     private void restoreRow(Table table, byte[] key, long millis, byte[] value, int offset, int length) throws RocksDBException {
@@ -194,7 +194,7 @@ final class ChangelogRestore {
             return;
         }
         try {
-            latest.collectKnown(collected, segments);
+            latest.collect(collected, segments);
             if (latest.hasUnresolved()) {
                 // Their tags are in the blocks, once the chunks before them (written earlier) and theirs are together.
                 writeCollected(false);

@@ -59,6 +59,10 @@ final class RestoreBatch {
     private int[] lengths = new int[INITIAL_CAPACITY];
     private long[] heads = new long[INITIAL_CAPACITY];
     private boolean[] merges = new boolean[INITIAL_CAPACITY];
+    /** Per row: a raw chunk's newest reading (what a restore's latest readings come from), or NONE. */
+    private long[] times = new long[INITIAL_CAPACITY];
+    /** Whether {@link #order} holds the rows sorted, none left out yet ({@link #sorted}). */
+    private boolean sortedOrder;
     private int[] order = new int[0];
     private int[] scratch = new int[0];
     /** Per sorted position, during {@link #serialize}: the end of the run of the key's merges that starts there. */
@@ -83,6 +87,15 @@ final class RestoreBatch {
         add(segment, key, source, offset, length, true);
     }
 
+    /**
+     * A chunk of a raw block, merged ({@link #merge}), or put in place of the block when {@code whole}; its newest
+     * reading is at {@code newestMillis} ({@link #newestMillis}).
+     */
+    void chunk(Segment segment, byte[] key, byte[] source, int offset, int length, long newestMillis, boolean whole) {
+        add(segment, key, source, offset, length, !whole);
+        times[size - 1] = newestMillis;
+    }
+
     void delete(Segment segment, byte[] key) {
         add(segment, key, null, 0, 0, false);
     }
@@ -97,8 +110,11 @@ final class RestoreBatch {
             lengths = Arrays.copyOf(lengths, capacity);
             heads = Arrays.copyOf(heads, capacity);
             merges = Arrays.copyOf(merges, capacity);
+            times = Arrays.copyOf(times, capacity);
         }
+        sortedOrder = false;
         merges[size] = merge;
+        times[size] = StreamTime.NONE;
         segments[size] = segment;
         keys[size] = key;
         sources[size] = source;
@@ -142,14 +158,8 @@ final class RestoreBatch {
      * that alone), consecutive in that order.
      */
     List<byte[]> serialize(int maxBatchBytes) {
-        if (order.length < size) {
-            order = new int[segments.length];
-            scratch = new int[segments.length];
-        }
-        for (int i = 0; i < size; i++) {
-            order[i] = i;
-        }
-        sortRuns();
+        sorted();
+        sortedOrder = false;
         // The batches' bounds: the rows of batch b are order[batchEnds[b - 1], batchEnds[b]) (left-out rows are -1).
         List<Integer> batchEnds = new ArrayList<>();
         List<Integer> batchLengths = new ArrayList<>();
@@ -347,6 +357,59 @@ final class RestoreBatch {
         }
     }
 
+    /**
+     * Sorts the rows (key order per column family, equal keys in the order they came) for {@link #sortedRow}, until the
+     * next row is added or the rows are serialized. Returns how many rows there are.
+     */
+    int sorted() {
+        if (!sortedOrder) {
+            if (order.length < size) {
+                order = new int[segments.length];
+                scratch = new int[segments.length];
+            }
+            for (int i = 0; i < size; i++) {
+                order[i] = i;
+            }
+            sortRuns();
+            sortedOrder = true;
+        }
+        return size;
+    }
+
+    /** The row at {@code position} of the sorted order ({@link #sorted}): an index for the accessors below. */
+    int sortedRow(int position) {
+        return order[position];
+    }
+
+    boolean sameKeyAs(int row, int other) {
+        return sameKey(row, other);
+    }
+
+    Segment segmentOf(int row) {
+        return segments[row];
+    }
+
+    byte[] keyOf(int row) {
+        return keys[row];
+    }
+
+    byte[] sourceOf(int row) {
+        return sources[row];
+    }
+
+    int offsetOf(int row) {
+        return offsets[row];
+    }
+
+    int lengthOf(int row) {
+        return lengths[row];
+    }
+
+    /** A raw chunk's newest reading ({@link #chunk}), or NONE for any other row. */
+    long newestMillis(int row) {
+        return times[row];
+    }
+
     /** Forgets the rows collected after the first {@code keep}: those of a restore batch that failed half-way. */
     void truncate(int keep) {
         for (int i = keep; i < size; i++) {
@@ -356,6 +419,7 @@ final class RestoreBatch {
             sources[i] = null;
         }
         size = Math.min(size, keep);
+        sortedOrder = false;
     }
 
     void clear() {
@@ -374,6 +438,7 @@ final class RestoreBatch {
             lengths = new int[INITIAL_CAPACITY];
             heads = new long[INITIAL_CAPACITY];
             merges = new boolean[INITIAL_CAPACITY];
+            times = new long[INITIAL_CAPACITY];
             order = new int[0];
             scratch = new int[0];
             runEnds = new int[0];

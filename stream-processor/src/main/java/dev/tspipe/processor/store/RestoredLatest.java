@@ -8,16 +8,18 @@ import java.util.List;
 import org.rocksdb.RocksDBException;
 
 /**
- * The latest readings a restore derives from the raw chunks it merges (docs/storage.md, "Changelogs"): the commits
+ * The latest readings a restore derives from the raw chunks it collected (docs/storage.md, "Changelogs"): the commits
  * send no {@code latest} record per series, since a series' newest reading is in the chunks of its raw changelog; only
  * a series whose readings were all sealed has one (sent by the seal, {@link RollupSeal}), and the records of older
  * writers are taken too. Of all these, the reading of the newest timestamp is the series' latest, and of two of one
  * timestamp the one restored later (a correction); a table that already holds a newer one keeps it.
  *
- * <p>A chunk that inherits the tag sets of the chunk before it in its block is decoded with the sets of that chunk,
- * which this class keeps per series for its newest block; when it does not know them (the chunk before came before
- * this restore began, or the series was forgotten), the latest reading is taken from its block in the table once the
- * block's chunks are written ({@link #resolveFromBlocks}).
+ * <p>Found once per block and batch, not per chunk: when the collected rows are written, they are sorted, so each
+ * block's chunks are together in the order they came ({@link RestoreBatch#sorted}); the chunk with the newest reading
+ * is decoded again with the tag sets it may inherit: those of the nearest chunk before it in the block that writes
+ * its sets out, or, if that came in an earlier batch, the sets this class kept for the series' newest block. When it
+ * does not know them (that chunk was restored before a restart, or the series were forgotten), the reading's tags are
+ * read from its block in the table once the block's chunks are written ({@link #resolveFromBlocks}).
  *
  * <p>Thread rule: that of {@link ChangelogRestore}, which owns it.
  */
@@ -39,7 +41,7 @@ final class RestoredLatest {
 
     /** What a restore knows of one series. */
     static final class Series extends SeriesTable.Entry {
-        /** The newest raw block a chunk was restored for, and the tag-sets field of its last chunk (null: not known). */
+        /** The newest raw block restored, and the tag-sets field of its last chunk restored (null: not known). */
         long block = StreamTime.NONE;
         byte[] blockTagSets;
         /** The latest reading's time in the table: NONE if it holds none, UNKNOWN if not read yet. */
@@ -54,38 +56,6 @@ final class RestoredLatest {
         Series(byte[] prefix) {
             super(prefix);
         }
-    }
-
-    /** The series of the raw block keyed {@code blockKey}. */
-    Series of(byte[] blockKey) {
-        Series known = series.get(blockKey);
-        if (known == null) {
-            known = new Series(RowKey.seriesPrefixOf(blockKey));
-            series.add(known);
-        }
-        return known;
-    }
-
-    /** The tag-sets field of the last chunk restored for {@code series}' block that starts at {@code blockStart}, or null. */
-    byte[] tagSetsBefore(Series series, long blockStart) {
-        return series.block == blockStart ? series.blockTagSets : null;
-    }
-
-    /** A chunk of {@code series}' block that starts at {@code blockStart}, just merged, decoded in {@code chunk}. */
-    void chunk(Series series, long blockStart, BlockReader chunk) {
-        byte[] tagSets = chunk.lastTagSets();
-        if (blockStart >= series.block) {
-            series.block = blockStart;
-            series.blockTagSets = tagSets;
-        }
-        int newest = chunk.size() - 1;
-        long millis = chunk.timestamp(newest);
-        if (millis < series.millis) {
-            return;
-        }
-        byte[] row = chunk.rawRow(newest);
-        byte[] value = ByteBuffer.allocate(8 + row.length).putLong(millis).put(row).array();
-        offer(series, millis, blockStart, value, tagSets != null);
     }
 
     /**
@@ -104,6 +74,78 @@ final class RestoredLatest {
         }
     }
 
+    /**
+     * The latest readings of the raw chunks collected in {@code batch}, then every latest reading restored whose tags
+     * are known and that is as new as the table's or newer, into {@code batch}: written with the rows they come from.
+     */
+    void collect(RestoreBatch batch, Segments segments) throws RocksDBException {
+        int size = batch.sorted();
+        for (int first = 0; first < size; ) {
+            int row = batch.sortedRow(first);
+            int end = first + 1;
+            while (end < size && batch.sameKeyAs(row, batch.sortedRow(end))) {
+                end++;
+            }
+            if (batch.segmentOf(row).table == Table.RAW) {
+                block(batch, first, end);
+            }
+            first = end;
+        }
+        for (Series known : pending) {
+            if (known.tagsKnown) {
+                collect(known, known.value, batch, segments);
+            }
+        }
+    }
+
+    /** The chunks of one block, at {@code [from, to)} of the batch's sorted rows, in the order they came. */
+    private void block(RestoreBatch batch, int from, int to) {
+        int newest = from;
+        for (int p = from + 1; p < to; p++) {
+            // Of two of one timestamp, the later chunk's.
+            if (batch.newestMillis(batch.sortedRow(p)) >= batch.newestMillis(batch.sortedRow(newest))) {
+                newest = p;
+            }
+        }
+        byte[] key = batch.keyOf(batch.sortedRow(from));
+        long blockStart = Table.RAW.timeOf(key);
+        Series known = series.get(key);
+        if (known == null) {
+            known = new Series(RowKey.seriesPrefixOf(key));
+            series.add(known);
+        }
+        byte[] before = known.block == blockStart ? known.blockTagSets : null;
+        int row = batch.sortedRow(newest);
+        BlockReader chunk = blocks.readAfter(tagSetsAt(batch, from, newest, before), batch.sourceOf(row),
+                batch.offsetOf(row), batch.lengthOf(row), blockStart);
+        if (blockStart >= known.block) {
+            known.blockTagSets = tagSetsAt(batch, from, to - 1, before);
+            known.block = blockStart;
+        }
+        long millis = chunk.timestamp(chunk.size() - 1);
+        if (millis >= known.millis) {
+            byte[] rawRow = chunk.rawRow(chunk.size() - 1);
+            byte[] value = ByteBuffer.allocate(8 + rawRow.length).putLong(millis).put(rawRow).array();
+            offer(known, millis, blockStart, value, chunk.lastTagSets() != null);
+        }
+    }
+
+    /**
+     * The tag sets of the chunk at sorted position {@code at}, or of the chunk before it that it inherits them from: the
+     * nearest at or before it (down to {@code from}) that writes its sets out, or {@code before} (the sets of the chunk
+     * that came before {@code from}) if all of them inherit.
+     */
+    private static byte[] tagSetsAt(RestoreBatch batch, int from, int at, byte[] before) {
+        for (int p = at; p >= from; p--) {
+            int row = batch.sortedRow(p);
+            byte[] sets = BlockReader.tagSetsField(batch.sourceOf(row), batch.offsetOf(row), batch.lengthOf(row));
+            if (sets != null) {
+                return sets;
+            }
+        }
+        return before;
+    }
+
     private void offer(Series series, long millis, long block, byte[] value, boolean tagsKnown) {
         if (series.millis == StreamTime.NONE) {
             pending.add(series);
@@ -115,25 +157,14 @@ final class RestoredLatest {
         unresolved |= !tagsKnown;
     }
 
-    boolean isEmpty() {
-        return pending.isEmpty();
-    }
-
     /** Whether a latest reading waits for its block to be written ({@link #resolveFromBlocks}). */
     boolean hasUnresolved() {
         return unresolved;
     }
 
-    /**
-     * The latest readings whose tags are known and that are as new as the table's or newer, into {@code batch}: written
-     * with the rows they were restored from.
-     */
-    void collectKnown(RestoreBatch batch, Segments segments) throws RocksDBException {
-        for (Series known : pending) {
-            if (known.tagsKnown) {
-                collect(known, known.value, batch, segments);
-            }
-        }
+    /** Whether a latest record of the changelog waits to be written (the raw chunks' are found at the write). */
+    boolean isEmpty() {
+        return pending.isEmpty();
     }
 
     /**
@@ -156,7 +187,7 @@ final class RestoredLatest {
         written();
     }
 
-    /** Everything pending was collected ({@link #collectKnown} with no unresolved readings): nothing is pending. */
+    /** Everything pending was collected: nothing is pending. */
     void written() {
         for (Series known : pending) {
             known.millis = StreamTime.NONE;

@@ -337,7 +337,11 @@ class SeriesStoreTest {
             store.restore(Table.RAW, List.of(rawGroup(T0 + 5_000, 6.0)));
             commit(store, 3);
             assertThat(latest(store, SERIES).row().value()).as("a correction of the newest reading").isEqualTo(6.0);
-            assertThat(store.ingest(RowKey.withTimestamp(SERIES, T0 + 5_000), T0 + 5_000, new RawRow(6.0, Map.of()).toBytes(), 6.0))
+            // Both in one batch: the later of the two.
+            store.restore(Table.RAW, List.of(rawGroup(T0 + 6_000, 7.0), rawGroup(T0 + 6_000, 8.0), rawGroup(T0 + 3_000, 9.0)));
+            commit(store, 4);
+            assertThat(latest(store, SERIES)).isEqualTo(new LatestReading(T0 + 6_000, new RawRow(8.0, Map.of())));
+            assertThat(store.ingest(RowKey.withTimestamp(SERIES, T0 + 6_000), T0 + 6_000, new RawRow(8.0, Map.of()).toBytes(), 8.0))
                     .isEqualTo(SeriesStore.Outcome.DUPLICATE);
         }
     }
