@@ -58,6 +58,15 @@ final class RestoreBatch {
     private int[] offsets = new int[INITIAL_CAPACITY];
     private int[] lengths = new int[INITIAL_CAPACITY];
     private long[] heads = new long[INITIAL_CAPACITY];
+    /**
+     * Per row: a 64-bit hash of its whole key. Rows of one key from many records meet in every merge of the sort; equal
+     * heads and hashes order them by arrival without reading their key arrays (a cache miss each, most of the sort's
+     * time). Two keys of equal head and hash that differ (about one pair in 2^64) may then be out of order in the
+     * batch: slower to insert, still right, since what is written per key ({@link #sameKey}) compares the bytes.
+     */
+    private long[] hashes = new long[INITIAL_CAPACITY];
+    /** Rows of {@link #order} already sorted by {@link #sorted}, before any row added since. */
+    private int sortedCount;
     private boolean[] merges = new boolean[INITIAL_CAPACITY];
     /** Per row: a raw chunk's newest reading (what a restore's latest readings come from), or NONE. */
     private long[] times = new long[INITIAL_CAPACITY];
@@ -109,6 +118,7 @@ final class RestoreBatch {
             offsets = Arrays.copyOf(offsets, capacity);
             lengths = Arrays.copyOf(lengths, capacity);
             heads = Arrays.copyOf(heads, capacity);
+            hashes = Arrays.copyOf(hashes, capacity);
             merges = Arrays.copyOf(merges, capacity);
             times = Arrays.copyOf(times, capacity);
         }
@@ -125,6 +135,11 @@ final class RestoreBatch {
             head = head << 8 | (i < key.length ? key[i] & 0xFF : 0);
         }
         heads[size] = head;
+        long hash = 0xcbf29ce484222325L;
+        for (byte b : key) {
+            hash = (hash ^ b) * 0x100000001b3L;
+        }
+        hashes[size] = hash;
         size++;
         bytes += key.length + length + ROW_OVERHEAD_BYTES;
     }
@@ -159,7 +174,9 @@ final class RestoreBatch {
      */
     List<byte[]> serialize(int maxBatchBytes) {
         sorted();
+        // The loop below marks the rows it leaves out in the order: it is sorted again from the start next time.
         sortedOrder = false;
+        sortedCount = 0;
         // The batches' bounds: the rows of batch b are order[batchEnds[b - 1], batchEnds[b]) (left-out rows are -1).
         List<Integer> batchEnds = new ArrayList<>();
         List<Integer> batchLengths = new ArrayList<>();
@@ -282,6 +299,9 @@ final class RestoreBatch {
         if (byHead != 0) {
             return byHead;
         }
+        if (hashes[a] == hashes[b]) {
+            return Integer.compare(a, b);
+        }
         int byKey = Arrays.compareUnsigned(keys[a], keys[b]);
         return byKey != 0 ? byKey : Integer.compare(a, b);
     }
@@ -291,18 +311,19 @@ final class RestoreBatch {
     }
 
     /**
-     * Sorts {@code order[0, size)} by {@link #compare} (a primitive index array: no boxing, no comparator objects), a
+     * Sorts {@code order[first, size)} by {@link #compare} (a primitive index array: no boxing, no comparator objects), a
      * natural merge sort: the runs already in order are found and merged pairwise. The raw changelog's records each
      * hold one commit's chunks in key order, so a batch of them is a few long runs (a merge level per doubling of the
      * commits, not of the rows); runs shorter than {@value #INSERTION_SORT_MAX} rows (the rows of a rollup group, newest
      * key last) are made that long by insertion sort first.
      */
-    private void sortRuns() {
-        if (runBounds.length < size / INSERTION_SORT_MAX + 2) {
-            runBounds = new int[size / INSERTION_SORT_MAX + 2];
+    private void sortRuns(int first, int size) {
+        int rows = size - first;
+        if (runBounds.length < rows / INSERTION_SORT_MAX + 2) {
+            runBounds = new int[rows / INSERTION_SORT_MAX + 2];
         }
         int runs = 0;
-        for (int start = 0; start < size; ) {
+        for (int start = first; start < size; ) {
             int end = start + 1;
             while (end < size && compare(order[end - 1], order[end]) < 0) {
                 end++;
@@ -316,7 +337,7 @@ final class RestoreBatch {
         }
         while (runs > 1) {
             int merged = 0;
-            int from = 0;
+            int from = first;
             for (int r = 0; r < runs; r += 2) {
                 int middle = runBounds[r];
                 int to = r + 1 < runs ? runBounds[r + 1] : middle;
@@ -342,7 +363,7 @@ final class RestoreBatch {
 
     /** Merges the sorted {@code order[from, middle)} and {@code order[middle, to)}. */
     private void merge(int from, int middle, int to) {
-        if (middle >= to || compare(order[middle - 1], order[middle]) <= 0) {
+        if (middle <= from || middle >= to || compare(order[middle - 1], order[middle]) <= 0) {
             return;
         }
         System.arraycopy(order, from, scratch, from, to - from);
@@ -364,14 +385,18 @@ final class RestoreBatch {
     int sorted() {
         if (!sortedOrder) {
             if (order.length < size) {
-                order = new int[segments.length];
+                order = Arrays.copyOf(order, segments.length);
                 scratch = new int[segments.length];
             }
-            for (int i = 0; i < size; i++) {
+            // Rows added since the last sort (the latest readings a restore found in the sorted rows) are sorted on
+            // their own and merged in: the rows before them are not sorted again.
+            for (int i = sortedCount; i < size; i++) {
                 order[i] = i;
             }
-            sortRuns();
+            sortRuns(sortedCount, size);
+            merge(0, sortedCount, size);
             sortedOrder = true;
+            sortedCount = size;
         }
         return size;
     }
@@ -420,6 +445,7 @@ final class RestoreBatch {
         }
         size = Math.min(size, keep);
         sortedOrder = false;
+        sortedCount = 0;
     }
 
     void clear() {
@@ -437,6 +463,7 @@ final class RestoreBatch {
             offsets = new int[INITIAL_CAPACITY];
             lengths = new int[INITIAL_CAPACITY];
             heads = new long[INITIAL_CAPACITY];
+            hashes = new long[INITIAL_CAPACITY];
             merges = new boolean[INITIAL_CAPACITY];
             times = new long[INITIAL_CAPACITY];
             order = new int[0];
