@@ -254,7 +254,7 @@ public final class EndToEndBenchmark {
                 figures.put("stateTables", StateTables.perTable(stateDir, stored));
             }
             if (tspipe && !options.skipRestore()) {
-                figures.put("restore", restore(context, applicationId, stateDir));
+                figures.put("restore", new RestorePhase(options, runId, context.bootstrap(), context.registryUrl()).run(applicationId, stateDir));
             }
             return figures;
         } finally {
@@ -418,58 +418,6 @@ public final class EndToEndBenchmark {
             perTopic.add(t);
         }
         figures.put("topics", perTopic);
-        return figures;
-    }
-
-    private Map<String, Object> restore(Context context, String applicationId, Path stateDir) {
-        deleteRecursively(stateDir);
-        Map<String, Object> figures = new LinkedHashMap<>();
-        String load = loadAverage();
-        long phaseStart = System.nanoTime();
-        try (NodeProcess node = NodeProcess.start("tspipe-restore", options.nodeJvmOptions(),
-                options.out().resolve("e2e-" + runId + "-tspipe-restore.log"), "tspipe", context.bootstrap(),
-                context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), FreePorts.next(), null, Duration.ZERO)) {
-            long start = System.nanoTime();
-            String[] restored = node.await("STATE RUNNING", Duration.ofMinutes(10)).trim().split(" ");
-            long elapsed = System.nanoTime() - start;
-            long records = Long.parseLong(restored[0]);
-            long rows = Long.parseLong(restored[1]);
-            figures.put("secondsUntilRunning", seconds(elapsed));
-            figures.put("changelogRecordsRestored", records);
-            // A changelog record of raw rows or 1-minute buckets holds all of a series' new rows of one commit: the
-            // restore's cost is in rows written (every table), the unit of its target (docs/benchmarks.md).
-            figures.put("rowsRestored", rows);
-            figures.put("rowsPerSecond", perSecond(rows, elapsed));
-            figures.put("changelogRecordsPerSecond", perSecond(records, elapsed));
-            // The restore alone, as Kafka Streams' restore listener saw it: the first partition's start to the last one's
-            // end, without the JVM's start, the group's join and the rebalance (the restart after kill -9 below takes
-            // those with nothing to restore).
-            long restoreNanos = Long.parseLong(restored[2]);
-            figures.put("restoreSeconds", seconds(restoreNanos));
-            figures.put("rowsPerSecondOfRestore", restoreNanos == 0 ? null : perSecond(rows, restoreNanos));
-            figures.put("peakRssMiB", round(node.peakRssKb() / 1024.0, 1));
-            figures.put("loadAverageBefore", load);
-            // A crash of the restored node (SIGKILL, nothing closed): its restart must not restore everything again.
-            node.kill();
-        }
-        figures.put("afterKill", restartAfterKill(context, applicationId, stateDir));
-        figures.put("phaseWallSeconds", seconds(System.nanoTime() - phaseStart));
-        return figures;
-    }
-
-    /** Starts a node on the state a killed one left: time to RUNNING and what it restored. */
-    private Map<String, Object> restartAfterKill(Context context, String applicationId, Path stateDir) {
-        Map<String, Object> figures = new LinkedHashMap<>();
-        try (NodeProcess node = NodeProcess.start("tspipe-restart", options.nodeJvmOptions(),
-                options.out().resolve("e2e-" + runId + "-tspipe-restart.log"), "tspipe", context.bootstrap(),
-                context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), FreePorts.next(), null, Duration.ZERO)) {
-            long start = System.nanoTime();
-            String[] restored = node.await("STATE RUNNING", Duration.ofMinutes(10)).trim().split(" ");
-            figures.put("secondsUntilRunning", seconds(System.nanoTime() - start));
-            figures.put("changelogRecordsRestored", Long.parseLong(restored[0]));
-            figures.put("rowsRestored", Long.parseLong(restored[1]));
-            node.stop();
-        }
         return figures;
     }
 

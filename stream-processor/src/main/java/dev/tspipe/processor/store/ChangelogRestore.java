@@ -75,6 +75,8 @@ final class ChangelogRestore {
      */
     void restore(Table table, Collection<KeyValue<byte[], byte[]>> records) {
         int before = collected.size();
+        // Latest readings of the latest changelog, taken once the whole batch is known to be good.
+        List<KeyValue<byte[], byte[]>> latestRecords = table == Table.LATEST ? new ArrayList<>() : List.of();
         try {
             for (KeyValue<byte[], byte[]> record : records) {
                 if (table == Table.RAW) {
@@ -109,7 +111,7 @@ final class ChangelogRestore {
                         throw new ProcessorStateException("the changelog of " + table.storeName() + " holds a record of "
                                 + record.value.length + " bytes keyed '" + Table.printable(record.key) + "', not a latest reading");
                     }
-                    latest.record(record.key, record.value);
+                    latestRecords.add(record);
                 } else {
                     long millis = table.timeOf(record.key);
                     restoreRow(table, record.key, millis, record.value, 0, record.value == null ? 0 : record.value.length);
@@ -120,8 +122,10 @@ final class ChangelogRestore {
         } catch (RuntimeException e) {
             // None of this batch is written, as if it had not come; the batches before it still are.
             collected.truncate(before);
-            latest.forget();
             throw e;
+        }
+        for (KeyValue<byte[], byte[]> record : latestRecords) {
+            latest.record(record.key, record.value);
         }
         if (collected.isFull()) {
             write();

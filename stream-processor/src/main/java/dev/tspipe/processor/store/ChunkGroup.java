@@ -72,9 +72,14 @@ final class ChunkGroup {
     /** The record's value, of exactly its length; the builder starts again empty. */
     byte[] take() {
         byte[] value = Arrays.copyOf(bytes, size);
+        clear();
+        return value;
+    }
+
+    /** Forgets what was added: the builder starts again empty. */
+    void clear() {
         size = 1;
         newest = Long.MIN_VALUE;
-        return value;
     }
 
     static boolean isGroupKey(byte[] key) {

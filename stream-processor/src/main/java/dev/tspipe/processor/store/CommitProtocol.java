@@ -89,7 +89,7 @@ final class CommitProtocol {
         BatchBuilder batch = FLUSH_BUILDER.get();
         batch.reset();
         ChunkGroup group = CHUNK_GROUP.get();
-        group.take();
+        group.clear();
         int sentBefore = sent.size();
         long sealedBefore = time.sealed();
         try {
@@ -114,7 +114,7 @@ final class CommitProtocol {
             throw new ProcessorStateException("cannot prepare a write to the series store in " + database.dir(), e);
         } finally {
             batch.reset();
-            group.take();
+            group.clear();
         }
     }
 
@@ -244,6 +244,8 @@ final class CommitProtocol {
         private final ChunkGroup chunks;
         private final SeriesStore.Changelog changelog;
         private final boolean sealing;
+        /** The tag-sets field of the chunk the last {@link #rewrite} wrote ({@code ChunkWriter.tagSets}). */
+        private byte[] rewrittenTagSets;
 
         Prepared(BatchBuilder batch, ChunkGroup chunks, SeriesStore.Changelog changelog, boolean sealing) {
             this.batch = batch;
@@ -272,7 +274,7 @@ final class CommitProtocol {
                 return;
             }
             series.openChunks = 1;
-            if (rewritten == Rewrite.WRITTEN && !Arrays.equals(CHUNK_WRITER.get().tagSets(), series.openTagSets)) {
+            if (rewritten == Rewrite.WRITTEN && !Arrays.equals(rewrittenTagSets, series.openTagSets)) {
                 // The block's last chunk in the table now has other sets than its last chunk in the changelog.
                 series.openTagSets = null;
             }
@@ -309,6 +311,7 @@ final class CommitProtocol {
                 return Rewrite.NOT_YET;
             }
             put(segment.columnFamilyId, key, chunk.toChunk());
+            rewrittenTagSets = chunk.tagSets();
             return Rewrite.WRITTEN;
         }
 

@@ -135,11 +135,7 @@ final class RestoreBatch {
             head = head << 8 | (i < key.length ? key[i] & 0xFF : 0);
         }
         heads[size] = head;
-        long hash = 0xcbf29ce484222325L;
-        for (byte b : key) {
-            hash = (hash ^ b) * 0x100000001b3L;
-        }
-        hashes[size] = hash;
+        hashes[size] = KeyHash.of(key, key.length);
         size++;
         bytes += key.length + length + ROW_OVERHEAD_BYTES;
     }

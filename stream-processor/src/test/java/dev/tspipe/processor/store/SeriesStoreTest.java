@@ -347,6 +347,21 @@ class SeriesStoreTest {
     }
 
     @Test
+    void aBatchOfTheLatestChangelogWithABadRecordIsLeftOutWhole() {
+        byte[] row = new RawRow(1.0, Map.of()).toBytes();
+        KeyValue<byte[], byte[]> good = KeyValue.pair(SERIES, ByteBuffer.allocate(8 + row.length).putLong(T0).put(row).array());
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            assertThatThrownBy(() -> store.restore(Table.LATEST, List.of(good, KeyValue.pair(SERIES, new byte[3]))))
+                    .isInstanceOf(ProcessorStateException.class).hasMessageContaining("not a latest reading");
+            commit(store, 0);
+            assertThat(latest(store, SERIES)).as("the good record of the batch that failed").isNull();
+            store.restore(Table.LATEST, List.of(good));
+            commit(store, 1);
+            assertThat(latest(store, SERIES)).isEqualTo(new LatestReading(T0, new RawRow(1.0, Map.of())));
+        }
+    }
+
+    @Test
     void theSealSendsTheLatestReadingOfASeriesWhoseReadingsItTookAllAndARestoreKeepsIt() {
         byte[] silent = "dev-2#temp#".getBytes(StandardCharsets.UTF_8);
         Recorded changelog = new Recorded();
