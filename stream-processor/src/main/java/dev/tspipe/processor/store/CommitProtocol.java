@@ -351,7 +351,8 @@ final class CommitProtocol {
         /**
          * The raw rows of one series as chunks of its blocks (docs/storage.md, "Blocks"): per block the flush touched,
          * one chunk of its new readings, appended to the block (a RocksDB merge) and sent to the raw changelog with the
-         * block's key, in a group of the flush's chunks ({@link ChunkGroup}); rows expired by now are left out. Slots are mostly in time order, so mostly in one block.
+         * block's key, in a group of the flush's chunks ({@link ChunkGroup}); rows expired by now are left out. Slots
+         * are mostly in time order, so mostly in one block.
          */
         private void blocks(SeriesBuffer series, byte[] bytes) throws RocksDBException {
             byte[] prefix = series.prefix;
