@@ -11,7 +11,15 @@ public record LatestReading(long epochMillis, RawRow row) {
 
     public byte[] toBytes() {
         byte[] row = this.row.toBytes();
-        return ByteBuffer.allocate(8 + row.length).putLong(epochMillis).put(row).array();
+        return encode(epochMillis, row, 0, row.length);
+    }
+
+    /**
+     * The bytes of the latest reading at {@code epochMillis} whose {@link RawRow} bytes are {@code length} bytes of
+     * {@code row} from {@code offset}.
+     */
+    public static byte[] encode(long epochMillis, byte[] row, int offset, int length) {
+        return ByteBuffer.allocate(8 + length).putLong(epochMillis).put(row, offset, length).array();
     }
 
     public static LatestReading fromBytes(byte[] bytes) {

@@ -142,15 +142,19 @@ final class ChangelogRestore {
     private void restoreChunk(byte[] key, byte[] source, int offset, int length) throws RocksDBException {
         long start;
         boolean whole;
+        int chunkOffset;
+        int chunkLength;
         try {
             if (key.length == 0 || key[key.length - 1] == RowKey.DELIMITER) {
                 throw new IllegalArgumentException("keyed by a series prefix");
             }
             start = Table.RAW.timeOf(key);
             whole = length > 0 && source[offset] == CommitProtocol.WHOLE_BLOCK;
+            chunkOffset = whole ? offset + 1 : offset;
+            chunkLength = whole ? length - 1 : length;
             // Decoded alone: a chunk that inherits its tag sets reads here without tags (its latest reading is found
             // with them when the rows are written: RestoredLatest).
-            chunks.read(source, whole ? offset + 1 : offset, whole ? length - 1 : length, start);
+            chunks.read(source, chunkOffset, chunkLength, start);
         } catch (IllegalArgumentException e) {
             throw new ProcessorStateException("the changelog of " + Table.RAW.storeName() + " holds a record keyed '"
                     + Table.printable(key) + "' that is not a chunk of a raw block (" + e.getMessage() + "): it was written "
@@ -160,12 +164,7 @@ final class ChangelogRestore {
             return;
         }
         long newest = chunks.timestamp(chunks.size() - 1);
-        Segment segment = segments.forWrite(Table.RAW, start);
-        if (whole) {
-            collected.chunk(segment, key, source, offset + 1, length - 1, newest, true);
-        } else {
-            collected.chunk(segment, key, source, offset, length, newest, false);
-        }
+        collected.chunk(segments.forWrite(Table.RAW, start), key, source, chunkOffset, chunkLength, newest, whole);
         ROWS_RESTORED.add(chunks.size());
         time.advance(newest);
     }

@@ -302,7 +302,8 @@ final class RestoreBatch {
         return byKey != 0 ? byKey : Integer.compare(a, b);
     }
 
-    private boolean sameKey(int a, int b) {
+    /** Whether rows {@code a} and {@code b} write the same key of the same column family. */
+    boolean sameKey(int a, int b) {
         return segments[a] == segments[b] && heads[a] == heads[b] && Arrays.equals(keys[a], keys[b]);
     }
 
@@ -400,10 +401,6 @@ final class RestoreBatch {
     /** The row at {@code position} of the sorted order ({@link #sorted}): an index for the accessors below. */
     int sortedRow(int position) {
         return order[position];
-    }
-
-    boolean sameKeyAs(int row, int other) {
-        return sameKey(row, other);
     }
 
     Segment segmentOf(int row) {

@@ -2,6 +2,7 @@ package dev.tspipe.processor.store;
 
 import dev.tspipe.model.blocks.BlockReader;
 import dev.tspipe.model.keys.RowKey;
+import dev.tspipe.model.rows.LatestReading;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,7 @@ final class RestoredLatest {
         for (int first = 0; first < size; ) {
             int row = batch.sortedRow(first);
             int end = first + 1;
-            while (end < size && batch.sameKeyAs(row, batch.sortedRow(end))) {
+            while (end < size && batch.sameKey(row, batch.sortedRow(end))) {
                 end++;
             }
             if (batch.segmentOf(row).table == Table.RAW) {
@@ -125,7 +126,7 @@ final class RestoredLatest {
         long millis = chunk.timestamp(chunk.size() - 1);
         if (millis >= known.millis) {
             byte[] rawRow = chunk.rawRow(chunk.size() - 1);
-            byte[] value = ByteBuffer.allocate(8 + rawRow.length).putLong(millis).put(rawRow).array();
+            byte[] value = LatestReading.encode(millis, rawRow, 0, rawRow.length);
             offer(known, millis, blockStart, value, chunk.lastTagSets() != null);
         }
     }
@@ -179,7 +180,7 @@ final class RestoredLatest {
                 int index = block == null ? -1 : blocks.read(block, known.millisBlock).indexOf(known.millis);
                 if (index >= 0) {
                     byte[] row = blocks.rawRow(index);
-                    value = ByteBuffer.allocate(8 + row.length).putLong(known.millis).put(row).array();
+                    value = LatestReading.encode(known.millis, row, 0, row.length);
                 }
                 collect(known, value, batch, segments);
             }

@@ -1,6 +1,6 @@
 package dev.tspipe.processor.store;
 
-import java.nio.ByteBuffer;
+import dev.tspipe.model.rows.LatestReading;
 
 /**
  * The write-back buffer of one series in the {@link WriteBuffer}: what the stream thread wrote since the
@@ -59,7 +59,7 @@ final class SeriesBuffer extends SeriesTable.Entry {
     /** The {@code LatestReading} bytes of a dirty latest reading: the timestamp, then the row (from {@code arena}). */
     byte[] latestValue(RowArena arena) {
         int length = rows.length(latestSlot);
-        return ByteBuffer.allocate(8 + length).putLong(latestMillis).put(arena.bytes(), rows.offset(latestSlot), length).array();
+        return LatestReading.encode(latestMillis, arena.bytes(), rows.offset(latestSlot), length);
     }
 
     /** After a flush: nothing pending, what is known stays known. */

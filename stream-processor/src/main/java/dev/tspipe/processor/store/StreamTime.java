@@ -115,11 +115,6 @@ final class StreamTime {
         return isExpired(Table.RAW, blockStart + spec.rawBlockMs() - 1);
     }
 
-    /** Whether the row under {@code key} is all expired for the write path (a raw block: when it is sealed). */
-    boolean isExpiredKeyForWriters(Table table, byte[] key) {
-        return table.timeKeyed() && isExpired(table, newestTimeOf(table, key));
-    }
-
     /** The oldest time readers still see in {@code table} (as of the last applied write), or {@code Long.MIN_VALUE}. */
     long readerCutoff(Table table) {
         long time = visible;
