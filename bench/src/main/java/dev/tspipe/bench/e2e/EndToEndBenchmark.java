@@ -213,10 +213,7 @@ public final class EndToEndBenchmark {
             figures.put("streamThreadTime", node.threadTime());
             if (jfr != null) {
                 node.stopProfile();
-                ProfileSummary profile = ProfileSummary.of(jfr, 10);
-                figures.put("profile", Map.of("file", jfr.toString(), "executionSamples", profile.samples(),
-                        "nativeSamples", profile.nativeSamples(), "topSelf", profile.topSelf(), "topTotal", profile.topTotal(),
-                        "topNative", profile.topNative()));
+                figures.put("profile", ProfileSummary.of(jfr, 10).figures(jfr));
             }
             figures.put("startToCaughtUpWallSeconds", seconds(end - phaseStart));
             // Before the query phase, whose fresh readings add to the changelogs.

@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * args:   mode(tspipe|baseline|noop) bootstrap registryUrl applicationId stateDir inputTopic dlqTopic threads httpPort jfrFile|- graceSeconds
- * stdout: STARTED | STATE RUNNING restoredRecords restoredRows | JFR-DONE | THREAD-TIME name=value... | CLOSED cpuNanos vmHwmKb droppedRecords
+ * stdout: STARTED | STATE RUNNING restoredRecords restoredRows restoreNanos restoreCpuNanos restoringThreadCpuNanos | JFR-DONE | THREAD-TIME name=value... | CLOSED cpuNanos vmHwmKb droppedRecords
  * stdin:  jfr-stop | thread-time | stop (or end of input)
  * </pre>
  *
@@ -103,10 +103,15 @@ public final class NodeMain {
         // The restore's own time: from the first changelog partition's start to the last one's end (0 if none).
         AtomicLong firstRestoreStart = new AtomicLong(Long.MAX_VALUE);
         AtomicLong lastRestoreEnd = new AtomicLong(Long.MIN_VALUE);
+        // The CPU the restore took: the whole process's, and the restoring thread's (Kafka Streams' state updater).
+        AtomicLong cpuAtRestoreStart = new AtomicLong(-1);
+        AtomicLong cpuAtRestoreEnd = new AtomicLong();
+        AtomicLong restoringThreadCpu = new AtomicLong();
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
             public void onRestoreStart(TopicPartition partition, String store, long start, long end) {
                 firstRestoreStart.accumulateAndGet(System.nanoTime(), Math::min);
+                cpuAtRestoreStart.compareAndSet(-1, processCpuNanos());
             }
 
             @Override
@@ -117,12 +122,17 @@ public final class NodeMain {
             @Override
             public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
                 lastRestoreEnd.accumulateAndGet(System.nanoTime(), Math::max);
+                cpuAtRestoreEnd.set(processCpuNanos());
+                // Called on the restoring thread: its CPU time so far (it restores nothing else before RUNNING).
+                restoringThreadCpu.set(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
             }
         });
         streams.setStateListener((newState, oldState) -> {
             if (newState == KafkaStreams.State.RUNNING) {
                 long restoreNanos = Math.max(0, lastRestoreEnd.get() - firstRestoreStart.get());
-                out.println("STATE RUNNING " + restored.get() + " " + SeriesStore.rowsRestored() + " " + restoreNanos);
+                long restoreCpu = cpuAtRestoreStart.get() < 0 ? 0 : cpuAtRestoreEnd.get() - cpuAtRestoreStart.get();
+                out.println("STATE RUNNING " + restored.get() + " " + SeriesStore.rowsRestored() + " " + restoreNanos
+                        + " " + restoreCpu + " " + restoringThreadCpu.get());
             }
         });
         ThreadTime threadTime = new ThreadTime(streams);
@@ -152,6 +162,10 @@ public final class NodeMain {
                 .withTimeout(Duration.ofSeconds(60)));
         long cpu = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
         out.println("CLOSED " + cpu + " " + ProcessMemory.peakRssKb(ProcessHandle.current().pid()) + " " + (long) dropped);
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /** tspipe's settings: the harness's topics and registry, and any {@code -Dtspipe.*} of the node's JVM options. */

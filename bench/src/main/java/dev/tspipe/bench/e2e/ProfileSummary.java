@@ -75,4 +75,10 @@ record ProfileSummary(long samples, long nativeSamples, Map<String, Long> topSel
                 .limit(n)
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, LinkedHashMap::new));
     }
+
+    /** The summary as the result JSON holds it, naming the recording. */
+    Map<String, Object> figures(Path jfrFile) {
+        return Map.of("file", jfrFile.toString(), "executionSamples", samples, "nativeSamples", nativeSamples,
+                "topSelf", topSelf, "topTotal", topTotal, "topNative", topNative);
+    }
 }

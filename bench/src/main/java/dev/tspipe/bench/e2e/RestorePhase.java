@@ -39,9 +39,11 @@ final class RestorePhase {
         Map<String, Object> figures = new LinkedHashMap<>();
         String load = loadAverage();
         long phaseStart = System.nanoTime();
+        // Profiled as the catch-up is: the recording is dumped once RUNNING, before the kill below.
+        Path jfr = options.profile() ? options.out().resolve("e2e-" + runId + "-tspipe-restore.jfr").toAbsolutePath() : null;
         try (NodeProcess node = NodeProcess.start("tspipe-restore", options.nodeJvmOptions(),
                 options.out().resolve("e2e-" + runId + "-tspipe-restore.log"), "tspipe", bootstrap,
-                registryUrl, applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), FreePorts.next(), null, Duration.ZERO)) {
+                registryUrl, applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), FreePorts.next(), jfr, Duration.ZERO)) {
             long start = System.nanoTime();
             String[] restored = node.await("STATE RUNNING", Duration.ofMinutes(10)).trim().split(" ");
             long elapsed = System.nanoTime() - start;
@@ -60,8 +62,15 @@ final class RestorePhase {
             long restoreNanos = Long.parseLong(restored[2]);
             figures.put("restoreSeconds", seconds(restoreNanos));
             figures.put("rowsPerSecondOfRestore", restoreNanos == 0 ? null : perSecond(rows, restoreNanos));
+            // Whether the restore waits or works: the node's CPU over that time, and the restoring thread's own.
+            figures.put("cpuSecondsOfRestore", seconds(Long.parseLong(restored[3])));
+            figures.put("restoringThreadCpuSeconds", seconds(Long.parseLong(restored[4])));
             figures.put("peakRssMiB", round(node.peakRssKb() / 1024.0, 1));
             figures.put("loadAverageBefore", load);
+            if (jfr != null) {
+                node.stopProfile();
+                figures.put("profile", ProfileSummary.of(jfr, 10).figures(jfr));
+            }
             // A crash of the restored node (SIGKILL, nothing closed): its restart must not restore everything again.
             node.kill();
         }

@@ -1,7 +1,6 @@
 package dev.tspipe.processor.store;
 
 import dev.tspipe.model.keys.RowKey;
-import dev.tspipe.model.rows.RawRow;
 import dev.tspipe.model.rows.RollupCounters;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -29,7 +28,7 @@ import java.util.function.Function;
  */
 final class BlockBuckets implements KeyValueIterator<Bytes, byte[]> {
 
-    private final KeyValueIterator<Bytes, byte[]> readings;
+    private final BlockRows readings;
     private final byte[] lower;
     private final byte[] upperExclusive;
     private final boolean reverse;
@@ -38,12 +37,13 @@ final class BlockBuckets implements KeyValueIterator<Bytes, byte[]> {
     private final long readingsFrom;
     private final Function<byte[], byte[]> stored;
     private final RollupCounters counters = new RollupCounters();
-    private KeyValue<Bytes, byte[]> pending;
+    /** Whether {@code readings} stands at a reading not yet folded (the first of the next bucket). */
+    private boolean pending;
     private KeyValue<Bytes, byte[]> next;
     private double[] values = new double[64];
     private long[] times = new long[64];
 
-    private BlockBuckets(KeyValueIterator<Bytes, byte[]> readings, byte[] lower, byte[] upperExclusive, boolean reverse, long step,
+    private BlockBuckets(BlockRows readings, byte[] lower, byte[] upperExclusive, boolean reverse, long step,
                          long cutoff, long readingsFrom, Function<byte[], byte[]> stored) {
         this.readings = readings;
         this.lower = lower;
@@ -133,12 +133,11 @@ final class BlockBuckets implements KeyValueIterator<Bytes, byte[]> {
     @Override
     public boolean hasNext() {
         while (next == null) {
-            KeyValue<Bytes, byte[]> first = pending != null ? pending : readings.hasNext() ? readings.next() : null;
-            pending = null;
-            if (first == null) {
+            if (!pending && !readings.advance()) {
                 return false;
             }
-            next = bucketFrom(first);
+            pending = false;
+            next = bucketFromCurrent();
         }
         return true;
     }
@@ -166,31 +165,32 @@ final class BlockBuckets implements KeyValueIterator<Bytes, byte[]> {
         readings.close();
     }
 
-    /** Folds the readings of the bucket of {@code first} (they come together); its row, or null when outside the range. */
-    private KeyValue<Bytes, byte[]> bucketFrom(KeyValue<Bytes, byte[]> first) {
-        byte[] firstKey = first.key.get();
-        int prefixLength = RowKey.seriesPrefixLength(firstKey);
-        long start = BlockRows.blockStart(RowKey.timestampOf(firstKey), step);
+    /**
+     * Folds the readings of the bucket of the reading {@code readings} stands at (they come together, read without
+     * making their rows); its row, or null when outside the range.
+     */
+    private KeyValue<Bytes, byte[]> bucketFromCurrent() {
+        byte[] prefix = readings.seriesPrefix();
+        long start = BlockRows.blockStart(readings.timestamp(), step);
         int count = 0;
-        KeyValue<Bytes, byte[]> reading = first;
-        while (reading != null) {
-            byte[] key = reading.key.get();
-            long time = RowKey.timestampOf(key);
-            if (key.length != firstKey.length || !Arrays.equals(key, 0, prefixLength, firstKey, 0, prefixLength)
-                    || BlockRows.blockStart(time, step) != start) {
-                pending = reading;
+        boolean more = true;
+        while (more) {
+            byte[] readingPrefix = readings.seriesPrefix();
+            long time = readings.timestamp();
+            if ((readingPrefix != prefix && !Arrays.equals(readingPrefix, prefix)) || BlockRows.blockStart(time, step) != start) {
+                pending = true;
                 break;
             }
             if (count == values.length) {
                 values = Arrays.copyOf(values, count * 2);
                 times = Arrays.copyOf(times, count * 2);
             }
-            values[count] = RawRow.valueOf(reading.value);
+            values[count] = readings.value();
             times[count] = time;
             count++;
-            reading = readings.hasNext() ? readings.next() : null;
+            more = readings.advance();
         }
-        byte[] bucketKey = RowKey.withTimestamp(Arrays.copyOf(firstKey, prefixLength), start);
+        byte[] bucketKey = RowKey.withTimestamp(prefix, start);
         if (start < cutoff || (lower != null && Arrays.compareUnsigned(bucketKey, lower) < 0)
                 || (upperExclusive != null && Arrays.compareUnsigned(bucketKey, upperExclusive) >= 0)) {
             return null;

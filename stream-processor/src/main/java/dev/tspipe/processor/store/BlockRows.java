@@ -35,8 +35,14 @@ final class BlockRows implements KeyValueIterator<Bytes, byte[]> {
     private final BlockReader reader = new BlockReader();
     private final long spanMillis;
     private byte[] prefix;
+    /** The current block's prefix followed by a reading's reversed timestamp: the key compared with the bounds. */
+    private byte[] probeKey;
+    /** Whether every reading of the current block is in the range's keys (then no key is compared). */
+    private boolean wholeBlockInRange;
     private int index;
     private int end;
+    /** The reading {@link #advance} stopped at, or -1. */
+    private int current = -1;
     private KeyValue<Bytes, byte[]> next;
 
     /** Ranges of stored blocks, as the store's segments give them. */
@@ -103,23 +109,55 @@ final class BlockRows implements KeyValueIterator<Bytes, byte[]> {
 
     @Override
     public boolean hasNext() {
-        while (next == null) {
-            if (index != end) {
-                next = rowAt(reverse ? index++ : --index);
-                continue;
+        if (next == null && advance()) {
+            next = KeyValue.pair(Bytes.wrap(RowKey.withTimestamp(prefix, reader.timestamp(current))), reader.rawRow(current));
+        }
+        return next != null;
+    }
+
+    /**
+     * Moves to the next reading in the range without making its row (what computed buckets read: {@link BlockBuckets});
+     * false at the end. Then {@link #seriesPrefix}, {@link #timestamp} and {@link #value} describe it. Not mixed with
+     * {@link #next}: a row made by {@link #hasNext} and not taken is skipped.
+     */
+    boolean advance() {
+        next = null;
+        while (true) {
+            while (index != end) {
+                int i = reverse ? index++ : --index;
+                if (inRange(i)) {
+                    current = i;
+                    return true;
+                }
             }
             KeyValue<Bytes, byte[]> block = nextBlock();
             if (block == null) {
+                current = -1;
                 return false;
             }
             byte[] key = block.key.get();
             prefix = Arrays.copyOf(key, RowKey.seriesPrefixLength(key));
+            probeKey = key.clone();
+            wholeBlockInRange = (lower == null || Arrays.compareUnsigned(smallestKeyOf(key, spanMillis), lower) >= 0)
+                    && (upperExclusive == null || Arrays.compareUnsigned(key, upperExclusive) < 0);
             reader.read(block.value, RowKey.timestampOf(key));
             // Forward: newest first, so from the end of the block's readings (oldest first) down.
             index = reverse ? 0 : reader.size();
             end = reverse ? reader.size() : 0;
         }
-        return true;
+    }
+
+    /** The series prefix of the reading {@link #advance} moved to; one array per block, not to be changed. */
+    byte[] seriesPrefix() {
+        return prefix;
+    }
+
+    long timestamp() {
+        return reader.timestamp(current);
+    }
+
+    double value() {
+        return reader.value(current);
     }
 
     @Override
@@ -150,18 +188,18 @@ final class BlockRows implements KeyValueIterator<Bytes, byte[]> {
         return blocks instanceof SegmentIterator segmentIterator ? segmentIterator.segmentsRead() : -1;
     }
 
-    /** The row of the reading at {@code i} of the current block, or null when it is outside the range or expired. */
-    private KeyValue<Bytes, byte[]> rowAt(int i) {
+    /** Whether the reading at {@code i} of the current block is in the range and not expired. */
+    private boolean inRange(int i) {
         long timestamp = reader.timestamp(i);
         if (timestamp < cutoff) {
-            return null;
+            return false;
         }
-        byte[] key = RowKey.withTimestamp(prefix, timestamp);
-        if ((lower != null && Arrays.compareUnsigned(key, lower) < 0)
-                || (upperExclusive != null && Arrays.compareUnsigned(key, upperExclusive) >= 0)) {
-            return null;
+        if (wholeBlockInRange) {
+            return true;
         }
-        return KeyValue.pair(Bytes.wrap(key), reader.rawRow(i));
+        RowKey.writeTimestamp(timestamp, probeKey, prefix.length);
+        return (lower == null || Arrays.compareUnsigned(probeKey, lower) >= 0)
+                && (upperExclusive == null || Arrays.compareUnsigned(probeKey, upperExclusive) < 0);
     }
 
     /** Forward: the blocks of the range, then the straddling one; reverse: the straddling one first. */
