@@ -84,7 +84,7 @@ final class ChangelogRestore {
                         continue;
                     }
                     if (ChunkGroup.isGroupKey(record.key)) {
-                        ChunkGroup.forEachChunk(record.value, this::restoreChunk);
+                        restoreGroup(record.value);
                     } else {
                         restoreChunk(record.key, record.value, 0, record.value.length);
                     }
@@ -129,6 +129,18 @@ final class ChangelogRestore {
         }
         if (collected.isFull()) {
             write();
+        }
+    }
+
+    /** The chunks of a raw changelog record of many ({@link ChunkGroup}), each restored as it comes. */
+    private void restoreGroup(byte[] group) throws RocksDBException {
+        try {
+            ChunkGroup.forEachChunk(group, this::restoreChunk);
+        } catch (IllegalArgumentException e) {
+            // The group's own layout (its version, a length past its end): a chunk's errors are reported by restoreChunk.
+            throw new ProcessorStateException("the changelog of " + Table.RAW.storeName() + " holds a group of chunks "
+                    + "that cannot be read (" + e.getMessage() + "): it was written by a newer tspipe, or damaged; "
+                    + "reset the application (docs/storage.md, \"Upgrading\")", e);
         }
     }
 

@@ -89,16 +89,10 @@ final class RestoreBatch {
     }
 
     /**
-     * Merges {@code length} bytes of {@code source} from {@code offset} (not copied) into {@code key}: a chunk appended
-     * to a raw block. A merge replaces nothing, so it is never left out, and the writes of its key before it neither.
-     */
-    void merge(Segment segment, byte[] key, byte[] source, int offset, int length) {
-        add(segment, key, source, offset, length, true);
-    }
-
-    /**
-     * A chunk of a raw block, merged ({@link #merge}), or put in place of the block when {@code whole}; its newest
-     * reading is at {@code newestMillis} ({@link #newestMillis}).
+     * A chunk of a raw block ({@code length} bytes of {@code source} from {@code offset}, not copied): merged into
+     * {@code key}, appended to the block, or put in place of the block when {@code whole}; its newest reading is at
+     * {@code newestMillis} ({@link #newestMillis}; {@link StreamTime#NONE}: not known). A merge replaces nothing, so it
+     * is never left out, and the writes of its key before it neither.
      */
     void chunk(Segment segment, byte[] key, byte[] source, int offset, int length, long newestMillis, boolean whole) {
         add(segment, key, source, offset, length, !whole);

@@ -115,15 +115,15 @@ class RestoreBatchTest {
                 Segment raw = new Segment(Table.RAW, 1, handle, CompressionType.NO_COMPRESSION, db);
                 db.put(handle, bytes("a"), bytes("[stored]"));
                 RestoreBatch batch = new RestoreBatch();
-                batch.merge(raw, bytes("a"), bytes("..[1]"), 2, 3);
-                batch.merge(raw, bytes("b"), bytes("[x]"), 0, 3);
-                batch.merge(raw, bytes("a"), bytes("[2]"), 0, 3);
-                batch.merge(raw, bytes("a"), bytes("[3]"), 0, 3);
+                batch.chunk(raw, bytes("a"), bytes("..[1]"), 2, 3, StreamTime.NONE, false);
+                batch.chunk(raw, bytes("b"), bytes("[x]"), 0, 3, StreamTime.NONE, false);
+                batch.chunk(raw, bytes("a"), bytes("[2]"), 0, 3, StreamTime.NONE, false);
+                batch.chunk(raw, bytes("a"), bytes("[3]"), 0, 3, StreamTime.NONE, false);
                 // Merges followed by a put of their key: the put replaces them all.
-                batch.merge(raw, bytes("c"), bytes("[gone]"), 0, 6);
-                batch.merge(raw, bytes("c"), bytes("[gone too]"), 0, 10);
+                batch.chunk(raw, bytes("c"), bytes("[gone]"), 0, 6, StreamTime.NONE, false);
+                batch.chunk(raw, bytes("c"), bytes("[gone too]"), 0, 10, StreamTime.NONE, false);
                 batch.put(raw, bytes("c"), bytes("[whole]"), 0, 7);
-                batch.merge(raw, bytes("c"), bytes("[after]"), 0, 7);
+                batch.chunk(raw, bytes("c"), bytes("[after]"), 0, 7, StreamTime.NONE, false);
                 byte[] serialized = batch.serialize();
                 assertThat(batch.superseded()).isEqualTo(2);
                 assertThat(batch.coalesced()).isEqualTo(2);

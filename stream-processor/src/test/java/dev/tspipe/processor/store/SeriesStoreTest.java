@@ -608,6 +608,15 @@ class SeriesStoreTest {
             assertThatThrownBy(() -> store.restore(Table.RAW, List.of(KeyValue.pair(oldStyleKey, group))))
                     .isInstanceOf(ProcessorStateException.class)
                     .hasMessageContaining("not a chunk of a raw block");
+            // A group of chunks of an unknown version, and one cut short: named as such, not a bare error.
+            assertThatThrownBy(() -> store.restore(Table.RAW, List.of(KeyValue.pair(ChunkGroup.KEY, new byte[] {9, 1, 2}))))
+                    .isInstanceOf(ProcessorStateException.class)
+                    .hasMessageContaining("a group of chunks that cannot be read (chunk group of format version 9")
+                    .hasMessageContaining("reset the application");
+            byte[] cut = {1, 20, 'k'};
+            assertThatThrownBy(() -> store.restore(Table.RAW, List.of(KeyValue.pair(ChunkGroup.KEY, cut))))
+                    .isInstanceOf(ProcessorStateException.class)
+                    .hasMessageContaining("chunk group truncated");
             commit(store, 1L);
             assertThat(raw(store, T0)).isNull();
         }
