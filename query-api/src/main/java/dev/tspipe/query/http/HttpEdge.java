@@ -4,6 +4,8 @@ import io.javalin.config.JavalinConfig;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.PreEncodedHttpField;
+import org.eclipse.jetty.io.ByteBufferPool;
+import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -38,8 +40,6 @@ public final class HttpEdge {
     public static void configure(JavalinConfig config, String bindHost, int port, SslContextFactory.Server tls) {
         config.startup.showJavalinBanner = false;
         config.startup.showOldJavalinVersionWarning = false;
-        config.jetty.host = bindHost;
-        config.jetty.port = port;
         config.jetty.threadPool = threadPool();
         config.jetty.modifyHttpConfiguration(HttpEdge::configure);
         // Javalin copies each answer into Jetty's output through a buffer of this size, allocated per answer: its
@@ -48,24 +48,61 @@ public final class HttpEdge {
         config.http.maxRequestSize = BodyLimit.WRITE_BYTES;
         config.jetty.modifyServer(server -> server.setErrorHandler(JsonErrorPages.forServer()));
         config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(JsonErrorPages.forServletContext()));
-        if (tls != null) {
-            // The only connector: Javalin adds its plain HTTP one only when none is configured.
-            config.jetty.addConnector((server, httpConfig) -> httpsConnector(server, httpConfig, tls, bindHost, port));
-        }
+        // The only connector: Javalin adds its own plain HTTP one only when none is configured.
+        config.jetty.addConnector((server, httpConfig) -> connector(server, httpConfig, tls, bindHost, port));
     }
 
-    private static ServerConnector httpsConnector(Server server, HttpConfiguration plain, SslContextFactory.Server tls,
-                                                  String bindHost, int port) {
-        HttpConfiguration https = new HttpConfiguration(plain);
-        SecureRequestCustomizer secure = new SecureRequestCustomizer();
-        // Clients reach instances by the advertised name or by address; the certificate check is theirs.
-        secure.setSniHostCheck(false);
-        https.addCustomizer(secure);
-        ServerConnector connector = new ServerConnector(server,
-                new SslConnectionFactory(tls, HttpVersion.HTTP_1_1.asString()), new HttpConnectionFactory(https));
+    /**
+     * The one connector, plain HTTP or HTTPS, on {@link #connectionBuffers()}: the connections take their buffers
+     * from no pool.
+     */
+    private static ServerConnector connector(Server server, HttpConfiguration plain, SslContextFactory.Server tls,
+                                             String bindHost, int port) {
+        ServerConnector connector = new ServerConnector(server, null, null, connectionBuffers(), -1, -1,
+                connectionFactories(plain, tls));
         connector.setHost(bindHost);
         connector.setPort(port);
         return connector;
+    }
+
+    /**
+     * Where the connections' buffers come from: no pool, a buffer per use, garbage once no thread holds it.
+     *
+     * <p>Jetty 12.1 (12.1.13, and 12.1.14 has the same code) can use a connection's request buffer from two threads
+     * after a request it refuses while more of that request is still to be read (a request line over the limit, say):
+     * the error answer's completion resumes reading on a second thread before the first has released the buffer, so
+     * the buffer can be back in the pool while the second thread still fills it with the rest of the refused request.
+     * With a pool, the next connection to take that buffer reads those bytes as its own request or sends them as its
+     * answer: one client's bytes (a bearer token among them) reach another client. {@code RefusedRequestBuffersTest}
+     * shows it; docs/security.md, "Limits".
+     */
+    static ByteBufferPool connectionBuffers() {
+        return new ByteBufferPool.NonPooling();
+    }
+
+    /**
+     * HTTP/1.1 on {@code plain}, under TLS when {@code tls} is not null; heap buffers, because a direct buffer per use
+     * costs a native allocation and a cleaner (the copy to the socket goes through the JDK's own cached direct buffer).
+     */
+    static ConnectionFactory[] connectionFactories(HttpConfiguration plain, SslContextFactory.Server tls) {
+        HttpConfiguration config = plain;
+        if (tls != null) {
+            config = new HttpConfiguration(plain);
+            SecureRequestCustomizer secure = new SecureRequestCustomizer();
+            // Clients reach instances by the advertised name or by address; the certificate check is theirs.
+            secure.setSniHostCheck(false);
+            config.addCustomizer(secure);
+        }
+        HttpConnectionFactory http = new HttpConnectionFactory(config);
+        http.setUseInputDirectByteBuffers(false);
+        http.setUseOutputDirectByteBuffers(false);
+        if (tls == null) {
+            return new ConnectionFactory[] {http};
+        }
+        SslConnectionFactory ssl = new SslConnectionFactory(tls, HttpVersion.HTTP_1_1.asString());
+        ssl.setDirectBuffersForEncryption(false);
+        ssl.setDirectBuffersForDecryption(false);
+        return new ConnectionFactory[] {ssl, http};
     }
 
     private static QueuedThreadPool threadPool() {
