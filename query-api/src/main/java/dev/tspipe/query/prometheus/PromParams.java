@@ -191,7 +191,9 @@ final class PromParams {
             throw ApiException.badParameter("step", "zero or negative query resolution step widths are not accepted. "
                     + "Try a positive integer");
         }
-        if ((end - start) / step >= Instants.MAX_POINTS) {
+        // end - start overflows from a start near Long.MIN_VALUE ms (-9223372036854775.808 s): the wrapped span, negative,
+        // passed this check and the query ran for about 10^14 instants (HttpFuzzIT, seed 2622281470453).
+        if (Instants.span(start, end) / step >= Instants.MAX_POINTS) {
             throw ApiException.badParameter("step", "exceeded maximum resolution of " + Instants.MAX_POINTS + " points per "
                     + "timeseries. Try decreasing the query resolution (?step=XX)");
         }

@@ -26,7 +26,14 @@ public record Instants(long start, long end, long step) {
     }
 
     public int count() {
-        return (int) Math.min(Integer.MAX_VALUE, (end - start) / step + 1);
+        long steps = span(start, end) / step;
+        return steps >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) steps + 1;
+    }
+
+    /** {@code end - start} for {@code end >= start}, or {@link Long#MAX_VALUE} where that does not fit in a long. */
+    public static long span(long start, long end) {
+        long span = end - start;
+        return span < 0 ? Long.MAX_VALUE : span;
     }
 
     public long at(int index) {
