@@ -32,8 +32,12 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  */
 public final class SeriesStore implements AutoCloseable {
 
-    /** What {@link #ingest} did with a reading. */
-    public enum Outcome { STORED, CORRECTED, DUPLICATE }
+    /**
+     * What {@link #ingest} did with a reading: stored, stored in place of another value (a correction), a duplicate; or
+     * refused because it is before the raw table's seal ({@link #sealedBefore}): its buckets are sealed into the rollup
+     * tables, so that a reading there would be dropped by the next flush and yet become the series' latest.
+     */
+    public enum Outcome { STORED, CORRECTED, DUPLICATE, SEALED }
 
     /** Where {@link #flush} sends changelog records: to the changelog of {@code table}'s store. */
     @FunctionalInterface
@@ -113,8 +117,8 @@ public final class SeriesStore implements AutoCloseable {
 
     /**
      * Stores one reading: its raw row under {@code rowKey} (its 1m/1h/1d buckets follow from it) and the series' latest reading; the
-     * same row again is a no-op, another value at the same timestamp a correction ({@link WriteBuffer}). The caller has
-     * checked the reading against stream time. {@code row}: the raw row's canonical bytes; {@code value}: its value.
+     * same row again is a no-op, another value at the same timestamp a correction ({@link WriteBuffer}); a reading before
+     * the seal is refused ({@link Outcome#SEALED}). The caller has checked the reading against stream time. {@code row}: the raw row's canonical bytes; {@code value}: its value.
      */
     public Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
         database.validateUsable();
@@ -124,7 +128,16 @@ public final class SeriesStore implements AutoCloseable {
         if (commits.hasSent()) {
             commits.applyWithoutOffsets();
         }
+        if (time.isExpired(Table.RAW, epochMillis)) {
+            return Outcome.SEALED;
+        }
         return writes.ingest(rowKey, epochMillis, row, value);
+    }
+
+    /** The time before which the raw readings are sealed into the rollup tables (the writers' seal), if any. */
+    public OptionalLong sealedBefore() {
+        long sealed = time.sealed();
+        return sealed == StreamTime.NONE ? OptionalLong.empty() : OptionalLong.of(sealed);
     }
 
     /** Runs {@code action} on the stream thread at the start of every flush: for counters published once per commit. */

@@ -74,6 +74,9 @@ final class IngestStep {
         }
         switch (store.ingest(rowKey, timestamp, reading.row(), reading.value())) {
             case DUPLICATE -> metrics.duplicate();
+            case SEALED -> reject(record, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
+                    + " is before " + Instant.ofEpochMilli(store.sealedBefore().getAsLong())
+                    + ", up to which this task's raw readings are sealed into the rollup tables");
             case STORED -> metrics.stored();
             case CORRECTED -> {
                 metrics.stored();

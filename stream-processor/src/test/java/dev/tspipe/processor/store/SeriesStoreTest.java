@@ -504,6 +504,39 @@ class SeriesStoreTest {
     }
 
     /**
+     * A reading before the seal is refused by the store itself, not only by the topology's check against stream time
+     * (issue 49, item 5): its buckets are sealed into the rollup tables, and the flush drops a raw row there while the
+     * commit would still write the reading as its series' latest. Before, the store answered {@code STORED}.
+     */
+    @Test
+    void aReadingBeforeTheSealIsRefusedAndBecomesNoSeriesLatest() {
+        byte[] other = "dev-2#temp#".getBytes(StandardCharsets.UTF_8);
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            ingest(store, T0, 1.0);
+            store.flush(NOWHERE);
+            commit(store, 0L);
+            ingest(store, T0 + 8 * DAY, 2.0);
+            store.flush(NOWHERE);
+            commit(store, 1L);
+            ingest(store, T0 + 8 * DAY + 1, 3.0);
+            store.flush(NOWHERE);
+            commit(store, 2L);
+            assertThat(store.sealedBefore()).as("the first block is sealed").isPresent();
+            assertThat(store.sealedBefore().getAsLong()).isGreaterThan(T0);
+
+            byte[] row = new RawRow(5.0, Map.of()).toBytes();
+            assertThat(store.ingest(RowKey.withTimestamp(other, T0), T0, row, 5.0)).isEqualTo(SeriesStore.Outcome.SEALED);
+            assertThat(store.ingest(RowKey.withTimestamp(SERIES, T0), T0, row, 5.0)).isEqualTo(SeriesStore.Outcome.SEALED);
+            store.flush(NOWHERE);
+            commit(store, 3L);
+            assertThat(store.get(Table.LATEST, other)).as("no latest reading from a refused one").isNull();
+            assertThat(hour(store, T0 - T0 % 3_600_000L)).as("the sealed hour unchanged").isEqualTo(1.0);
+            long after = store.sealedBefore().getAsLong();
+            assertThat(store.ingest(RowKey.withTimestamp(other, after), after, row, 5.0)).isEqualTo(SeriesStore.Outcome.STORED);
+        }
+    }
+
+    /**
      * A changelog record of the raw table: a chunk of readings of {@code SERIES}, timestamp and value per reading in
      * that order, all in one block (of the first one), under the block's key.
      */
