@@ -75,6 +75,8 @@ final class ChangelogRestore {
      */
     void restore(Table table, Collection<KeyValue<byte[], byte[]>> records) {
         int before = collected.size();
+        StreamTime.Mark timeBefore = time.mark();
+        boolean sealRestoredBefore = sealRestored;
         // Latest readings of the latest changelog, taken once the whole batch is known to be good.
         List<KeyValue<byte[], byte[]>> latestRecords = table == Table.LATEST ? new ArrayList<>() : List.of();
         try {
@@ -120,8 +122,11 @@ final class ChangelogRestore {
         } catch (RocksDBException e) {
             throw database.failed("cannot restore into the series store in " + database.dir(), e);
         } catch (RuntimeException e) {
-            // None of this batch is written, as if it had not come; the batches before it still are.
+            // None of this batch is written, as if it had not come (its rows, and the stream time and seal they advanced);
+            // the batches before it still are.
             collected.truncate(before);
+            time.rollBack(timeBefore);
+            sealRestored = sealRestoredBefore;
             throw e;
         }
         for (KeyValue<byte[], byte[]> record : latestRecords) {

@@ -102,12 +102,13 @@ final class CommitProtocol {
             prepared.sendChunks();
             database.putTime(batch, time);
             sent.add(batch.build());
+            time.prepared();
         } catch (RocksDBException | RuntimeException e) {
             // Nothing of this flush is kept: the batches it made so far go with the ones it did not make.
             while (sent.size() > sentBefore) {
                 sent.remove(sent.size() - 1).close();
             }
-            time.unseal(sealedBefore);
+            time.flushFailed(sealedBefore);
             if (e instanceof RuntimeException unchecked) {
                 throw unchecked;
             }

@@ -20,6 +20,8 @@ final class StreamTime {
 
     private final SeriesStoreSpec spec;
     private volatile long current;
+    /** Stream time as of the last flush that prepared its batches (or the last applied write): what they hold. */
+    private volatile long prepared;
     private volatile long visible;
     private volatile long sealed;
     private volatile long visibleSealed;
@@ -30,6 +32,7 @@ final class StreamTime {
     StreamTime(SeriesStoreSpec spec, long stored, long storedSeal) {
         this.spec = spec;
         this.current = stored;
+        this.prepared = stored;
         this.visible = stored;
         this.sealed = storedSeal;
         this.visibleSealed = storedSeal;
@@ -49,8 +52,14 @@ final class StreamTime {
 
     /** Everything up to the current stream time and seal reached the database: readers go by them now. */
     void publish() {
+        prepared = current;
         visible = current;
         visibleSealed = sealed;
+    }
+
+    /** A flush prepared its batches: they hold the current stream time. */
+    void prepared() {
+        prepared = current;
     }
 
     /** Stream time as of the last applied write, or {@link #NONE}. */
@@ -75,14 +84,39 @@ final class StreamTime {
         }
     }
 
-    /** What was not applied is dropped: the seal goes back to what the database holds. */
+    /**
+     * What was not applied is dropped, with the buffers' readings: stream time and the seal go back to what the
+     * database holds. Left as they were, an inflated stream time would have the next readings refused as expired and
+     * segments dropped early, on a store object that Kafka Streams hands on instead of closing.
+     */
     void dropUnapplied() {
+        current = visible;
+        prepared = visible;
         sealed = visibleSealed;
     }
 
-    /** A flush that failed: the seal goes back to {@code before}, what it was when the flush began. */
-    void unseal(long before) {
+    /**
+     * A flush that failed, and the buffers forgot their readings: stream time goes back to what the flushes before it
+     * prepared, the seal to {@code before}, what it was when the flush began.
+     */
+    void flushFailed(long before) {
+        current = prepared;
         sealed = before;
+    }
+
+    /** Stream time and seal now, to go back to if what advances them next fails ({@link #rollBack}). */
+    Mark mark() {
+        return new Mark(current, sealed);
+    }
+
+    /** Back to {@code mark}: what advanced stream time or the seal since was left out (a restore batch that failed). */
+    void rollBack(Mark mark) {
+        current = mark.current;
+        sealed = mark.sealed;
+    }
+
+    /** Stream time and seal at one moment ({@link #mark}). */
+    record Mark(long current, long sealed) {
     }
 
     /**

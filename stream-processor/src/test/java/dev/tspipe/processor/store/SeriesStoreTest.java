@@ -114,6 +114,55 @@ class SeriesStoreTest {
         }
     }
 
+    /**
+     * Stream time goes back with a dropped commit (issue 49, item 3): Kafka Streams may hand the same open store on
+     * instead of closing it, and a stream time left at the dropped reading's would have the next commit expire the
+     * committed readings for readers (and the topology refuse valid readings as expired). Before: stream time stayed at
+     * {@code T0 + 8 days} and the reading at {@code T0} was gone after the next commit.
+     */
+    @Test
+    void aDroppedCommitTakesItsStreamTimeBackWithIt() {
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            ingest(store, T0, 1.0);
+            store.flush(NOWHERE);
+            commit(store, 3L);
+            ingest(store, T0 + 8 * DAY, 2.0);
+            store.flush(NOWHERE);
+            for (Table table : Table.values()) {
+                store.committed(table, 9L, true);
+            }
+            assertThat(store.streamTime()).hasValue(T0);
+            ingest(store, T0 + 1_000, 3.0);
+            store.flush(NOWHERE);
+            commit(store, 4L);
+            assertThat(store.streamTime()).hasValue(T0 + 1_000);
+            assertThat(raw(store, T0)).isEqualTo(1.0);
+            assertThat(raw(store, T0 + 8 * DAY)).isNull();
+        }
+    }
+
+    /** A flush that fails forgets its readings, and the stream time they advanced with them (issue 49, item 3). */
+    @Test
+    void aFailedFlushTakesTheStreamTimeOfItsReadingsBack() {
+        SeriesStore.Changelog failing = (table, key, value, timestamp) -> {
+            throw new IllegalStateException("the producer is closed");
+        };
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            ingest(store, T0, 1.0);
+            store.flush(NOWHERE);
+            commit(store, 3L);
+            ingest(store, T0 + 8 * DAY, 2.0);
+            assertThat(store.streamTime()).hasValue(T0 + 8 * DAY);
+            assertThatThrownBy(() -> store.flush(failing)).isInstanceOf(IllegalStateException.class);
+            assertThat(store.streamTime()).hasValue(T0);
+            ingest(store, T0 + 1_000, 3.0);
+            store.flush(NOWHERE);
+            commit(store, 4L);
+            assertThat(raw(store, T0)).isEqualTo(1.0);
+            assertThat(raw(store, T0 + 1_000)).isEqualTo(3.0);
+        }
+    }
+
     @Test
     void aChunkAfterADroppedCommitDoesNotInheritTheTagSetsOfTheChunkThatWasDropped() {
         Map<String, String> celsius = Map.of("unit", "°C");
@@ -621,6 +670,13 @@ class SeriesStoreTest {
             commit(store, 1L);
             assertThat(raw(store, T0)).isEqualTo(1.0);
             assertThat(raw(store, T0 + 1_000)).isNull();
+            // Nor the stream time it advanced (issue 49, item 4): a batch of readings days ahead, then a bad record.
+            assertThatThrownBy(() -> store.restore(Table.RAW, List.of(rawGroup(T0 + 8 * DAY, 4.0),
+                    KeyValue.pair(oldStyleKey, new RawRow(3.0, Map.of()).toBytes()))))
+                    .isInstanceOf(ProcessorStateException.class);
+            assertThat(store.streamTime()).hasValue(T0);
+            commit(store, 2L);
+            assertThat(raw(store, T0)).isEqualTo(1.0);
         }
     }
 
