@@ -42,6 +42,7 @@ final class ChangelogRestore {
     private final SeriesDatabase database;
     private final Segments segments;
     private final StreamTime time;
+    private final SegmentReads reads;
     /** What the store does once restored rows reached the database: drops expired segments (after them, not before). */
     private final Runnable written;
     /** Restored rows not yet written. */
@@ -57,6 +58,7 @@ final class ChangelogRestore {
         this.database = database;
         this.segments = segments;
         this.time = time;
+        this.reads = reads;
         this.written = written;
         this.latest = new RestoredLatest(reads);
     }
@@ -77,6 +79,7 @@ final class ChangelogRestore {
         int before = collected.size();
         StreamTime.Mark timeBefore = time.mark();
         boolean sealRestoredBefore = sealRestored;
+        segments.markCreated();
         // Latest readings of the latest changelog, taken once the whole batch is known to be good.
         List<KeyValue<byte[], byte[]>> latestRecords = table == Table.LATEST ? new ArrayList<>() : List.of();
         try {
@@ -127,6 +130,7 @@ final class ChangelogRestore {
             collected.truncate(before);
             time.rollBack(timeBefore);
             sealRestored = sealRestoredBefore;
+            segments.dropCreatedSinceMark(reads::segmentDropped);
             throw e;
         }
         for (KeyValue<byte[], byte[]> record : latestRecords) {

@@ -92,6 +92,7 @@ final class CommitProtocol {
         group.clear();
         int sentBefore = sent.size();
         long sealedBefore = time.sealed();
+        segments.markCreated();
         try {
             // Blocks are sealed from what the database holds: only when every earlier flush is applied.
             Prepared prepared = new Prepared(batch, group, changelog, sentBefore == 0);
@@ -109,6 +110,7 @@ final class CommitProtocol {
                 sent.remove(sent.size() - 1).close();
             }
             time.flushFailed(sealedBefore);
+            segments.dropCreatedSinceMark(reads::segmentDropped);
             if (e instanceof RuntimeException unchecked) {
                 throw unchecked;
             }

@@ -37,6 +37,8 @@ final class Segments {
     /** Per table, the segment the last write went to (writes come in runs of one segment; the writing thread's). */
     private final Segment[] lastWritten = new Segment[Table.values().length];
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    /** The segments created since {@link #markCreated}: what a failed flush or restore batch drops again. */
+    private final List<Segment> createdSinceMark = new ArrayList<>();
 
     /** The segments {@code database} held when it was opened, registered with the memory budget's flushing. */
     Segments(SeriesStoreSpec spec, SeriesDatabase database) {
@@ -116,6 +118,7 @@ final class Segments {
             if (segment == null) {
                 segment = database.createSegment(table, id, ofTable.isEmpty() || id > ofTable.lastKey());
                 ofTable.put(id, segment);
+                createdSinceMark.add(segment);
                 RocksDbMemory.register(segment);
             }
             lastWritten[table.ordinal()] = segment;
@@ -175,6 +178,38 @@ final class Segments {
             } finally {
                 lock.writeLock().unlock();
             }
+        }
+    }
+
+    /** From now on, the segments created are noted, to be dropped by {@link #dropCreatedSinceMark}. The writing thread. */
+    void markCreated() {
+        createdSinceMark.clear();
+    }
+
+    /**
+     * Drops the segments created since {@link #markCreated}, empty: what created them (a flush, a restore batch) failed
+     * before any row reached them. {@code beforeDrop} as for {@link #dropExpired}. The writing thread only.
+     */
+    void dropCreatedSinceMark(Consumer<Segment> beforeDrop) {
+        if (createdSinceMark.isEmpty()) {
+            return;
+        }
+        lock.writeLock().lock();
+        try {
+            for (Segment segment : createdSinceMark) {
+                beforeDrop.accept(segment);
+                RocksDbMemory.unregister(segment);
+                database.drop(segment);
+                byTable.get(segment.table).remove(segment.id);
+                if (lastWritten[segment.table.ordinal()] == segment) {
+                    lastWritten[segment.table.ordinal()] = null;
+                }
+            }
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot drop a segment of the series store in " + database.dir(), e);
+        } finally {
+            createdSinceMark.clear();
+            lock.writeLock().unlock();
         }
     }
 

@@ -155,6 +155,8 @@ class SeriesStoreTest {
             assertThat(store.streamTime()).hasValue(T0 + 8 * DAY);
             assertThatThrownBy(() -> store.flush(failing)).isInstanceOf(IllegalStateException.class);
             assertThat(store.streamTime()).hasValue(T0);
+            assertThat(store.segmentsOf(Table.RAW)).as("the segment the failed flush created is dropped again")
+                    .extracting(segment -> segment.id).containsExactly(T0 / DAY);
             ingest(store, T0 + 1_000, 3.0);
             store.flush(NOWHERE);
             commit(store, 4L);
@@ -675,6 +677,8 @@ class SeriesStoreTest {
                     KeyValue.pair(oldStyleKey, new RawRow(3.0, Map.of()).toBytes()))))
                     .isInstanceOf(ProcessorStateException.class);
             assertThat(store.streamTime()).hasValue(T0);
+            assertThat(store.segmentsOf(Table.RAW)).as("nor the segment it created for its rows")
+                    .extracting(segment -> segment.id).containsExactly(T0 / DAY);
             commit(store, 2L);
             assertThat(raw(store, T0)).isEqualTo(1.0);
         }
