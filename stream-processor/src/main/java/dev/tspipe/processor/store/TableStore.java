@@ -139,9 +139,17 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
      */
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        if (open && !changelogOffsets.isEmpty()) {
-            store.committed(table, changelogOffsets.values().iterator().next(), transactionInFlight.getAsBoolean());
+        if (open) {
+            // Kafka Streams 4.4 passes {changelog partition: offset} (-4 for a changelog without a record yet, given back
+            // by committedOffset and read by it as unknown), and an empty map to a store it marked corrupted: that table's
+            // offset is then unknown, and the commit still completes (docs/storage.md, "The write path", step 3).
+            store.committed(table, reportedOffset(changelogOffsets), transactionInFlight.getAsBoolean());
         }
+    }
+
+    /** The offset a commit report gives this table's changelog, or null when it gives none (see {@link #commit}). */
+    static Long reportedOffset(Map<TopicPartition, Long> changelogOffsets) {
+        return changelogOffsets.isEmpty() ? null : changelogOffsets.values().iterator().next();
     }
 
     /** The store keeps its changelog offsets itself, with its data, so a crash does not make Kafka Streams wipe it. */
@@ -161,10 +169,10 @@ public final class TableStore extends StreamsInternals.FlushHook implements KeyV
         return open && table == Table.RAW ? store.uncommittedBytes() : 0;
     }
 
+    /** Not a commit: Kafka Streams 4.4 commits through {@link #flushCache} and {@link #commit}. */
     @Override
     @Deprecated
     public void flush() {
-        commit(Map.of());
     }
 
     @Override

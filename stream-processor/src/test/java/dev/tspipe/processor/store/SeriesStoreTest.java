@@ -165,6 +165,33 @@ class SeriesStoreTest {
         }
     }
 
+    /**
+     * Kafka Streams 4.4 reports each table's commit with {@code {changelog partition: offset}} (-4 where its changelog has
+     * no record yet, which the store keeps and gives back, read by Kafka Streams as "unknown"), and with an empty map to
+     * a store it marked corrupted (issue 49, item 6). A table reported without an offset still completes the commit, its
+     * own offset unknown and the others' kept. Before, {@code TableStore} ignored the empty map: the commit waited for the
+     * next reading, which applied it without any table's offset, so that a crash then restored every changelog whole.
+     */
+    @Test
+    void aTableReportedWithoutAnOffsetCompletesTheCommitAndTheOtherTablesKeepTheirOffsets() {
+        org.apache.kafka.common.TopicPartition partition = new org.apache.kafka.common.TopicPartition("c", 0);
+        assertThat(TableStore.reportedOffset(Map.of())).isNull();
+        assertThat(TableStore.reportedOffset(Map.of(partition, -4L))).isEqualTo(-4L);
+        assertThat(TableStore.reportedOffset(Map.of(partition, 41L))).isEqualTo(41L);
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            ingest(store, T0, 1.0);
+            store.flush(NOWHERE);
+            for (Table table : Table.values()) {
+                store.committed(table, table == Table.LATEST ? TableStore.reportedOffset(Map.of())
+                        : TableStore.reportedOffset(Map.of(partition, 41L)), false);
+            }
+            assertThat(raw(store, T0)).as("applied at the fifth report").isEqualTo(1.0);
+            assertThat(store.committedOffset(Table.LATEST)).isNull();
+            assertThat(store.committedOffset(Table.RAW)).isEqualTo(41L);
+            assertThat(store.committedOffset(Table.HOUR)).isEqualTo(41L);
+        }
+    }
+
     @Test
     void aChunkAfterADroppedCommitDoesNotInheritTheTagSetsOfTheChunkThatWasDropped() {
         Map<String, String> celsius = Map.of("unit", "°C");
