@@ -111,7 +111,7 @@ public class AvroDeserializer<T> implements Deserializer<T> {
             left = decoder.remaining();
         } catch (IOException | RuntimeException e) {
             throw new SerializationException("Could not decode the Avro data after the 5-byte header (" + data.length
-                    + " bytes, schema id " + id + ", topic '" + topic + "'): " + e, e);
+                    + " bytes, schema id " + id + ", topic '" + topic + "'): " + describe(e), e);
         } catch (StackOverflowError e) {
             // A recursive writer schema lets a small record nest deeper than any stack (each level is one byte).
             // Refused like any bad record: an Error would pass every exception handler and stop the consumer.
@@ -125,6 +125,21 @@ public class AvroDeserializer<T> implements Deserializer<T> {
                     + (data.length - left) + ", " + left + " bytes before the end of the record");
         }
         return datum;
+    }
+
+    /**
+     * What went wrong in a decode, the same text for the same bytes. An exception the JVM throws itself (an index or a
+     * length out of range, a null, a cast) has a message only until HotSpot compiles the code that throws it: then it
+     * throws a preallocated one without message ({@code -XX:+OmitStackTraceInFastThrow}, on by default), and the same
+     * record would get another dead-letter reason (ReadingDecoderTest met it once: "Index -11 out of bounds for length
+     * 2" against nothing). Those are named by their kind; any other exception by its own words.
+     */
+    static String describe(Throwable e) {
+        if (e instanceof IndexOutOfBoundsException || e instanceof NegativeArraySizeException || e instanceof NullPointerException
+                || e instanceof ClassCastException || e instanceof ArithmeticException || e instanceof ArrayStoreException) {
+            return "the bytes do not follow the writer schema (" + e.getClass().getSimpleName() + " while reading them)";
+        }
+        return e.toString();
     }
 
     /**

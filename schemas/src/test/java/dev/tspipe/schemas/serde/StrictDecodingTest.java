@@ -58,6 +58,20 @@ class StrictDecodingTest {
                 .hasMessageContainingAll(messageParts);
     }
 
+    /**
+     * The same bad bytes get the same reason whether or not HotSpot has compiled the code that fails on them: compiled,
+     * it throws the JVM's own exceptions without their message (ReadingDecoderTest, seed 4835608598812, case 18286).
+     */
+    @Test
+    void aFailureTheJvmThrowsItselfIsDescribedTheSameWithOrWithoutItsMessage() {
+        assertThat(AvroDeserializer.describe(new ArrayIndexOutOfBoundsException("Index -11 out of bounds for length 2")))
+                .isEqualTo(AvroDeserializer.describe(new ArrayIndexOutOfBoundsException()))
+                .isEqualTo("the bytes do not follow the writer schema (ArrayIndexOutOfBoundsException while reading them)");
+        assertThat(AvroDeserializer.describe(new NegativeArraySizeException("-5")))
+                .isEqualTo(AvroDeserializer.describe(new NegativeArraySizeException()));
+        assertThat(AvroDeserializer.describe(new java.io.EOFException())).isEqualTo("java.io.EOFException");
+    }
+
     @Test
     void theWellFormedBodyIsRead() {
         GenericRecord read = generic.deserialize("readings", hex(HEADER, DEV_1, TEMP, TIMESTAMP, VALUE, NO_TAGS, NO_TENANT));
