@@ -180,12 +180,28 @@ final class CommitProtocol {
      * not written.
      */
     private void applySent(Map<Table, Long> offsets) {
+        applySent(offsets, Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@link #applySent(Map)}, but the process dies after the first {@code batches} writes (tests: a crash between two
+     * batches of one commit; the store is then closed as in a crash).
+     */
+    void applyFirstBatchesOnly(Map<Table, Long> offsets, int batches) {
+        applySent(offsets, batches);
+    }
+
+    private void applySent(Map<Table, Long> offsets, int batchesBeforeCrash) {
         try {
             WriteBatch last = sent.isEmpty() ? new WriteBatch() : sent.remove(sent.size() - 1);
             sent.add(last);
             database.putOffsets(last, offsets);
             database.putTime(last, time);
+            int written = 0;
             for (WriteBatch batch : sent) {
+                if (written++ == batchesBeforeCrash) {
+                    return;
+                }
                 segments.write(batch);
             }
         } catch (RocksDBException e) {

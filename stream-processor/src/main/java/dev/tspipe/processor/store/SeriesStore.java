@@ -4,6 +4,7 @@ import java.io.File;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.locks.Lock;
 import org.apache.kafka.common.utils.Bytes;
@@ -267,6 +268,15 @@ public final class SeriesStore implements AutoCloseable {
     /** Closes without flushing memtables: what a kill -9 leaves on disk (tests; the next open replays the log). */
     void closeAsInACrash() {
         close(false);
+    }
+
+    /**
+     * The commit of {@code offsets} is reported and the process dies after its first {@code batches} writes reached
+     * RocksDB (tests: a crash at every boundary between a commit's batches); the store is closed as in a crash.
+     */
+    void committedThenCrashedAfter(Map<Table, Long> offsets, int batches) {
+        commits.applyFirstBatchesOnly(offsets, batches);
+        closeAsInACrash();
     }
 
     private void close(boolean flush) {
