@@ -27,7 +27,7 @@ final class ChunkGroup {
     static final byte[] KEY = "\0chunks".getBytes(StandardCharsets.US_ASCII);
     static final byte VERSION = 1;
     /**
-     * A group is sent once it holds this many bytes: a few records per flush of a busy task, each below the
+     * A group is sent before it would hold more than this many bytes: a few records per flush of a busy task, each below the
      * producer's batch size (256 KiB, docs/storage.md) and far below any broker's record limit, and below G1's humongous size.
      */
     static final int MAX_BYTES = 192 * 1024;
@@ -60,8 +60,12 @@ final class ChunkGroup {
         return size == 1;
     }
 
-    boolean isFull() {
-        return size >= MAX_BYTES;
+    /**
+     * Whether a chunk of {@code chunkLength} bytes under a key of {@code keyLength} would take the group past
+     * {@link #MAX_BYTES}: then the group is sent first, so that a group passes the bound only when one chunk alone does.
+     */
+    boolean wouldOverflow(int keyLength, int chunkLength) {
+        return !isEmpty() && size + 10 + keyLength + chunkLength > MAX_BYTES;
     }
 
     /** The newest reading of the group's chunks: the record's timestamp. */

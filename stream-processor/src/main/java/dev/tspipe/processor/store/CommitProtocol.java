@@ -408,10 +408,10 @@ final class CommitProtocol {
                 }
                 batch.merge(segments.forWrite(Table.RAW, block).columnFamilyId, key, value, 0, value.length);
                 rollOver();
-                chunks.add(key, value, newest);
-                if (chunks.isFull()) {
+                if (chunks.wouldOverflow(key.length, value.length)) {
                     sendChunks();
                 }
+                chunks.add(key, value, newest);
                 if (blocks == written.length) {
                     written = Arrays.copyOf(written, blocks * 2);
                 }

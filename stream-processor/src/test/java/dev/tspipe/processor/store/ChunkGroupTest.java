@@ -54,14 +54,19 @@ class ChunkGroupTest {
         }
     }
 
+    /** The bound is checked before a chunk is added (issue 49, item 8): a group passes it only with one chunk alone. */
     @Test
-    void aGroupIsFullAtItsBoundAndItsKeyIsNoBlocksKey() {
+    void aGroupStopsBeforeItsBoundAndItsKeyIsNoBlocksKey() {
         ChunkGroup group = new ChunkGroup();
         byte[] key = "dev-1#temp#12345678".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        while (!group.isFull()) {
+        while (!group.wouldOverflow(key.length, 1_000)) {
             group.add(key, new byte[1_000], 0);
         }
-        assertThat(group.take().length).isBetween(ChunkGroup.MAX_BYTES, ChunkGroup.MAX_BYTES + 1_100);
+        assertThat(group.take().length).isBetween(ChunkGroup.MAX_BYTES - 1_100, ChunkGroup.MAX_BYTES);
+        assertThat(group.wouldOverflow(key.length, ChunkGroup.MAX_BYTES * 2)).as("an empty group takes any chunk").isFalse();
+        group.add(key, new byte[ChunkGroup.MAX_BYTES * 2], 0);
+        assertThat(group.wouldOverflow(key.length, 1)).isTrue();
+        group.clear();
         assertThat(ChunkGroup.isGroupKey(ChunkGroup.KEY)).isTrue();
         assertThat(ChunkGroup.isGroupKey(key)).isFalse();
     }
