@@ -16,8 +16,10 @@ import org.rocksdb.RocksDBException;
  * follows, since buckets are computed from the raw blocks until they are sealed ({@link RollupSeal}). In-order
  * readings read nothing from RocksDB: the buffer knows each series' latest timestamp (docs/storage.md, "The write path").
  *
- * <p>Thread rule: the stream thread only; nothing here is shared (its reads of stored rows, for late readings, go
- * through {@link SegmentReads}).
+ * <p>Thread rule: the thread that writes the task's store, as for {@link Segments}: the stream thread, or the thread
+ * restoring the task, which only {@link #forget}s the buffer before it restores (Kafka Streams never runs both for one
+ * task at once: its state updater hands a restored task to the stream thread). Nothing here is shared (its reads of
+ * stored rows, for late readings, go through {@link SegmentReads}).
  */
 final class WriteBuffer implements PreparedCommit.Writes {
 
