@@ -163,13 +163,7 @@ final class Segments {
             lock.writeLock().lock();
             try {
                 for (Segment segment : new ArrayList<>(ofTable.headMap(firstLive, false).values())) {
-                    beforeDrop.accept(segment);
-                    RocksDbMemory.unregister(segment);
-                    database.drop(segment);
-                    ofTable.remove(segment.id);
-                    if (lastWritten[table.ordinal()] == segment) {
-                        lastWritten[table.ordinal()] = null;
-                    }
+                    drop(segment, beforeDrop);
                     LOG.info("Dropped expired segment {} of the series store in {} (stream time {})", segment.name(),
                             database.dir(), streamTime);
                 }
@@ -197,19 +191,24 @@ final class Segments {
         lock.writeLock().lock();
         try {
             for (Segment segment : createdSinceMark) {
-                beforeDrop.accept(segment);
-                RocksDbMemory.unregister(segment);
-                database.drop(segment);
-                byTable.get(segment.table).remove(segment.id);
-                if (lastWritten[segment.table.ordinal()] == segment) {
-                    lastWritten[segment.table.ordinal()] = null;
-                }
+                drop(segment, beforeDrop);
             }
         } catch (RocksDBException e) {
             throw new ProcessorStateException("cannot drop a segment of the series store in " + database.dir(), e);
         } finally {
             createdSinceMark.clear();
             lock.writeLock().unlock();
+        }
+    }
+
+    /** Drops {@code segment}'s column family and forgets it, after {@code beforeDrop}; the write lock held. */
+    private void drop(Segment segment, Consumer<Segment> beforeDrop) throws RocksDBException {
+        beforeDrop.accept(segment);
+        RocksDbMemory.unregister(segment);
+        database.drop(segment);
+        byTable.get(segment.table).remove(segment.id);
+        if (lastWritten[segment.table.ordinal()] == segment) {
+            lastWritten[segment.table.ordinal()] = null;
         }
     }
 

@@ -56,6 +56,13 @@ class SeriesStoreTest {
         }
     }
 
+    /** Kafka Streams reports a commit whose transaction did not commit (the task is then closed dirty). */
+    private static void commitWithTheTransactionStillOpen(SeriesStore store, long offset) {
+        for (Table table : Table.values()) {
+            store.committed(table, offset, true);
+        }
+    }
+
     @Test
     void writesReachTheDatabaseOnlyOnceEveryTableReportsTheirCommit() {
         try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
@@ -100,9 +107,7 @@ class SeriesStoreTest {
             commit(store, 3L);
             ingest(store, T0 + 1_000, 2.0);
             store.flush(NOWHERE);
-            for (Table table : Table.values()) {
-                store.committed(table, 9L, true);
-            }
+            commitWithTheTransactionStillOpen(store, 9L);
             assertThat(raw(store, T0 + 1_000)).isNull();
             assertThat(store.committedOffset(Table.RAW)).isEqualTo(3L);
             assertThat(store.uncommittedBytes()).isZero();
@@ -128,9 +133,7 @@ class SeriesStoreTest {
             commit(store, 3L);
             ingest(store, T0 + 8 * DAY, 2.0);
             store.flush(NOWHERE);
-            for (Table table : Table.values()) {
-                store.committed(table, 9L, true);
-            }
+            commitWithTheTransactionStillOpen(store, 9L);
             assertThat(store.streamTime()).hasValue(T0);
             ingest(store, T0 + 1_000, 3.0);
             store.flush(NOWHERE);
@@ -203,9 +206,7 @@ class SeriesStoreTest {
             // A chunk of other tag sets, flushed, then dropped with its transaction.
             store.ingest(RowKey.withTimestamp(SERIES, T0 + 1_000), T0 + 1_000, new RawRow(2.0, kelvin).toBytes(), 2.0);
             store.flush(NOWHERE);
-            for (Table table : Table.values()) {
-                store.committed(table, 9L, true);
-            }
+            commitWithTheTransactionStillOpen(store, 9L);
             // The next chunk has the dropped one's sets: it must write them out, the block's last chunk being the first.
             store.ingest(RowKey.withTimestamp(SERIES, T0 + 2_000), T0 + 2_000, new RawRow(3.0, kelvin).toBytes(), 3.0);
             store.flush(NOWHERE);
