@@ -130,7 +130,7 @@ final class ChangelogRestore {
             collected.truncate(before);
             time.rollBack(timeBefore);
             sealRestored = sealRestoredBefore;
-            segments.dropCreatedSinceMark(reads::segmentDropped);
+            segments.dropCreatedSinceMark();
             throw e;
         }
         for (KeyValue<byte[], byte[]> record : latestRecords) {

@@ -110,7 +110,7 @@ final class CommitProtocol {
                 sent.remove(sent.size() - 1).close();
             }
             time.flushFailed(sealedBefore);
-            segments.dropCreatedSinceMark(reads::segmentDropped);
+            segments.dropCreatedSinceMark();
             if (e instanceof RuntimeException unchecked) {
                 throw unchecked;
             }
@@ -184,8 +184,8 @@ final class CommitProtocol {
     }
 
     /**
-     * {@link #applySent(Map)}, but the process dies after the first {@code batches} writes (tests: a crash between two
-     * batches of one commit; the store is then closed as in a crash).
+     * {@link #applySent(Map)}, but the process stops after the first {@code batches} writes (tests: a read or a crash
+     * between two batches of one commit; the store is then closed).
      */
     void applyFirstBatchesOnly(Map<Table, Long> offsets, int batches) {
         applySent(offsets, batches);

@@ -16,22 +16,23 @@ import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
+import org.rocksdb.Snapshot;
 
 /**
  * A k-way merge of one RocksDB iterator per segment of one table, in unsigned byte order
- * (forward or reverse), that skips rows expired at the moment they are reached. A key lives in exactly
+ * (forward or reverse), that skips rows expired for its read at the moment they are reached. A key lives in exactly
  * one segment (the one of its timestamp), so the merge never sees a key twice; the store opens it
- * only on the segments that overlap the range's time span.
+ * only on the segments that overlap the range's time span. Every segment's iterator reads at the snapshot of its
+ * {@link StoreRead} (the writing thread's own reads: the database as it is).
  *
- * <p>Thread rule: any reader thread; every method holds {@link Segments}' read lock. The writing thread drops a
- * segment under the write lock and first calls {@link #segmentDropped}, which releases that segment's iterator (all
- * its rows are expired, so the merge would have skipped them anyway).
+ * <p>Thread rule: any reader thread; every method holds {@link Segments}' read lock. A segment is dropped only once no
+ * open read lists it; a read revoked (it held its view too long, or the store closes) has its iterators let go of
+ * RocksDB under the write lock ({@link #revoke}), and their next use fails.
  */
 final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
-    private final SegmentReads reads;
+    private final StoreRead read;
     private final Lock readLock;
-    private final StreamTime time;
     private final Table table;
     /** Whether rows expired for readers are skipped (not when the raw blocks of rollups are read: {@link RollupSeal}). */
     private final boolean expire;
@@ -45,18 +46,17 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
      * @param upperExclusive first key after the range, or null for unbounded
      * @param expire         whether rows expired for readers are skipped
      */
-    SegmentIterator(SegmentReads reads, StreamTime time, Table table, RocksDB db, List<Segment> segments, byte[] lower,
+    SegmentIterator(StoreRead read, Lock readLock, Table table, RocksDB db, List<Segment> segments, byte[] lower,
                     byte[] upperExclusive, boolean reverse, boolean expire) {
-        this.reads = reads;
-        this.readLock = reads.readLock();
-        this.time = time;
+        this.read = read;
+        this.readLock = readLock;
         this.table = table;
         this.expire = expire;
         Comparator<Source> order = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
         this.heap = new PriorityQueue<>(Math.max(1, segments.size()), reverse ? order.reversed() : order);
         try {
             for (Segment segment : segments) {
-                Source source = new Source(db, segment, lower, upperExclusive, reverse);
+                Source source = new Source(db, read.snapshot(), segment, lower, upperExclusive, reverse);
                 sources.add(source);
                 if (source.key != null) {
                     heap.add(source);
@@ -98,7 +98,7 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
         try {
             if (!closed) {
                 release();
-                reads.iteratorClosed(this);
+                read.iteratorClosed(this);
             }
         } finally {
             readLock.unlock();
@@ -113,12 +113,13 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
         return next;
     }
 
-    /** Runs {@code read} on the open iterator with the store's read lock held: no segment is dropped meanwhile. */
-    private <T> T underReadLock(Supplier<T> read) {
+    /** Runs {@code action} on the open iterator with the store's read lock held: no segment is dropped meanwhile. */
+    private <T> T underReadLock(Supplier<T> action) {
         readLock.lock();
         try {
+            read.checkNotRevoked();
             checkOpen();
-            return read.get();
+            return action.get();
         } finally {
             readLock.unlock();
         }
@@ -129,20 +130,13 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
         return sources.size();
     }
 
-    /** Closes the iterator because the store closes (write lock held); later use fails as Kafka Streams' own iterators do. */
-    void closeWithStore() {
+    /**
+     * Lets go of RocksDB because the read is revoked (the store closes, or the read held its view too long; write lock
+     * held); later use fails with the read's reason, as Kafka Streams' own iterators do once their store is closed.
+     */
+    void revoke() {
         if (!closed) {
             release();
-        }
-    }
-
-    /** Called with the store's write lock held, before the segment's column family is dropped. */
-    void segmentDropped(Segment segment) {
-        for (Source source : sources) {
-            if (source.segment == segment) {
-                heap.remove(source);
-                source.close();
-            }
         }
     }
 
@@ -164,7 +158,7 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
             } else {
                 top.close();
             }
-            if (!expire || !time.isExpiredKey(table, key)) {
+            if (!expire || !read.time.isExpiredKey(table, key)) {
                 next = KeyValue.pair(Bytes.wrap(key), value);
             }
         }
@@ -189,12 +183,15 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
         byte[] key;
         byte[] value;
 
-        Source(RocksDB db, Segment segment, byte[] lower, byte[] upperExclusive, boolean reverse) {
+        Source(RocksDB db, Snapshot snapshot, Segment segment, byte[] lower, byte[] upperExclusive, boolean reverse) {
             this.segment = segment;
             this.lower = lower;
             this.upperExclusive = upperExclusive;
             this.reverse = reverse;
             this.readOptions = new ReadOptions();
+            if (snapshot != null) {
+                readOptions.setSnapshot(snapshot);
+            }
             // The bounds let RocksDB stop at the range's end instead of reading past it; the Java checks
             // in load() make the range exact whatever RocksDB does with them.
             this.lowerSlice = lower == null ? null : new Slice(lower);

@@ -6,23 +6,25 @@ import dev.tspipe.model.keys.RowKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
 
 /**
  * The reads of a task's tables, as Kafka Streams' {@code AbstractRocksDBSegmentedBytesStore} reads its segments: a
  * point read from the segment of the key's timestamp, and ranges that merge one iterator per segment
  * ({@link SegmentIterator}), opened only on the segments that overlap the range's time span when both bounds are keys
- * of one series. What they read is what the last applied write left, without the rows expired by its stream time.
- * Keeps the open iterators, so that a dropped segment and the store's close release theirs.
+ * of one series. A reader's read sees one applied write whole ({@link CommitView}, docs/storage.md, "What a read
+ * sees"): every iterator and point read of it at that write's snapshot, in the segments that write left, without the
+ * rows its stream time expired, a rollup split into stored and computed buckets at its seal. The writing thread reads
+ * the database as it is ({@link StoreRead#live}).
  *
  * <p>Thread rule: any thread; every read holds {@link Segments}' read lock while it touches RocksDB, iterators
- * included. {@link #segmentDropped} and {@link #closeAll} are called with the write lock held.
+ * included. {@link #closeAll} is called with the write lock held.
  */
 final class SegmentReads {
 
@@ -33,13 +35,14 @@ final class SegmentReads {
     private final SeriesDatabase database;
     private final Segments segments;
     private final StreamTime time;
-    private final Set<SegmentIterator> iterators = ConcurrentHashMap.newKeySet();
+    private final CommitViews views;
 
-    SegmentReads(SeriesStoreSpec spec, SeriesDatabase database, Segments segments, StreamTime time) {
+    SegmentReads(SeriesStoreSpec spec, SeriesDatabase database, Segments segments, StreamTime time, CommitViews views) {
         this.spec = spec;
         this.database = database;
         this.segments = segments;
         this.time = time;
+        this.views = views;
     }
 
     /**
@@ -48,26 +51,37 @@ final class SegmentReads {
      * @throws IllegalArgumentException if a time-keyed table's key does not end with a 19-digit reversed timestamp
      */
     byte[] get(Table table, byte[] key) {
+        try (StoreRead read = views.open()) {
+            return get(read, table, key);
+        }
+    }
+
+    /** {@link #get}, on the thread that writes the store: the last applied write, without a view (no other thread writes). */
+    byte[] getOnWritingThread(Table table, byte[] key) {
+        return get(StoreRead.live(segments.live(), time), table, key);
+    }
+
+    private byte[] get(StoreRead read, Table table, byte[] key) {
         long millis = table.timeOf(key);
-        if (time.isExpiredForReaders(table, millis)) {
+        if (read.time.isExpired(table, millis)) {
             return null;
         }
         if (table.step() != null) {
-            long sealed = time.visibleSealed();
+            long sealed = read.time.sealed();
             if (sealed != StreamTime.NONE && millis + table.step().sizeMillis() <= sealed) {
-                return storedGet(table, key);
+                return storedGet(read, table, key);
             }
             // Only `key` itself is in [key, key + 0x00).
-            try (KeyValueIterator<Bytes, byte[]> bucket = rollups(table, key, Arrays.copyOf(key, key.length + 1), false)) {
+            try (KeyValueIterator<Bytes, byte[]> bucket = rollups(read, table, key, Arrays.copyOf(key, key.length + 1), false)) {
                 return bucket.hasNext() ? bucket.next().value : null;
             }
         }
         if (table != Table.RAW) {
-            return storedGet(table, key);
+            return storedGet(read, table, key);
         }
         // A raw row is a reading of the block of its time (docs/storage.md, "Blocks").
         long start = BlockRows.blockStart(millis, spec.rawBlockMs());
-        byte[] block = storedGet(Table.RAW, RowKey.withTimestamp(RowKey.seriesPrefixOf(key), start));
+        byte[] block = storedGet(read, Table.RAW, RowKey.withTimestamp(RowKey.seriesPrefixOf(key), start));
         if (block == null) {
             return null;
         }
@@ -78,15 +92,24 @@ final class SegmentReads {
 
     /**
      * The value the segment of {@code key}'s time stores under it, or null; expired or not (a rollup table: the counters
-     * sealed so far, {@link RollupSeal}; the raw table: a block, its chunks one after the other).
+     * sealed so far, {@link RollupSeal}; the raw table: a block, its chunks one after the other). The writing thread.
      */
     byte[] storedGet(Table table, byte[] key) {
+        return storedGet(StoreRead.live(segments.live(), time), table, key);
+    }
+
+    private byte[] storedGet(StoreRead read, Table table, byte[] key) {
         Lock lock = segments.readLock();
         lock.lock();
         try {
             database.validateOpen();
-            Segment segment = segments.get(table, table.timeOf(key));
-            return segment == null ? null : database.rocksDb().get(segment.handle, key);
+            read.checkNotRevoked();
+            Segment segment = read.segments.get(table, table.timeOf(key));
+            if (segment == null) {
+                return null;
+            }
+            ReadOptions options = read.pointReads();
+            return options == null ? database.rocksDb().get(segment.handle, key) : database.rocksDb().get(segment.handle, options, key);
         } catch (RocksDBException e) {
             throw new ProcessorStateException("cannot read from the series store in " + database.dir(), e);
         } finally {
@@ -96,31 +119,46 @@ final class SegmentReads {
 
     /**
      * The rows of {@code table} with {@code lower <= key < upperExclusive} (null: unbounded), in unsigned byte order or
-     * its reverse, as of the last applied write and without expired rows. The iterator must be closed.
+     * its reverse, as of the last applied write and without expired rows. The iterator must be closed: until then, it
+     * holds the write's view.
      */
     KeyValueIterator<Bytes, byte[]> range(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
+        StoreRead read = views.open();
+        try {
+            return new ReadIterator(range(read, table, lower, upperExclusive, reverse), read);
+        } catch (RuntimeException e) {
+            read.close();
+            throw e;
+        }
+    }
+
+    private KeyValueIterator<Bytes, byte[]> range(StoreRead read, Table table, byte[] lower, byte[] upperExclusive,
+                                                  boolean reverse) {
         if (table == Table.RAW) {
-            long cutoff = time.readerCutoff(Table.RAW);
-            return BlockRows.of((from, to, backwards) -> stored(Table.RAW, from, to, backwards, true), this::probe, lower,
-                    upperExclusive, reverse, spec.rawBlockMs(), cutoff);
+            long cutoff = read.time.cutoff(Table.RAW);
+            return BlockRows.of((from, to, backwards) -> stored(read, Table.RAW, from, to, backwards, true),
+                    (from, to, backwards) -> probe(read, from, to, backwards), lower, upperExclusive, reverse,
+                    spec.rawBlockMs(), cutoff);
         }
         if (table.step() != null) {
-            return rollups(table, lower, upperExclusive, reverse);
+            return rollups(read, table, lower, upperExclusive, reverse);
         }
-        return stored(table, lower, upperExclusive, reverse, true);
+        return stored(read, table, lower, upperExclusive, reverse, true);
     }
 
     /**
-     * A rollup table's rows ({@link RollupRows}): the buckets stored before the seal, and those computed from the raw
-     * blocks' readings since (blocks read whether or not the raw table still shows them: a bucket outlives its readings).
+     * A rollup table's rows ({@link RollupRows}): the buckets stored before the read's seal, and those computed from the
+     * raw blocks' readings since (blocks read whether or not the raw table still shows them: a bucket outlives its
+     * readings), both at the read's snapshot.
      */
-    private KeyValueIterator<Bytes, byte[]> rollups(Table table, byte[] lower, byte[] upperExclusive, boolean reverse) {
-        long sealed = time.visibleSealed();
-        KeyValueIterator<Bytes, byte[]> stored = stored(table, lower, upperExclusive, reverse, true);
+    private KeyValueIterator<Bytes, byte[]> rollups(StoreRead read, Table table, byte[] lower, byte[] upperExclusive,
+                                                    boolean reverse) {
+        long sealed = read.time.sealed();
+        KeyValueIterator<Bytes, byte[]> stored = stored(read, table, lower, upperExclusive, reverse, true);
         try {
-            BlockBuckets computed = BlockBuckets.of((from, to, backwards) -> stored(Table.RAW, from, to, backwards, false), lower,
-                    upperExclusive, reverse, spec.rawBlockMs(), table.step().sizeMillis(), time.readerCutoff(table), sealed,
-                    key -> storedGet(table, key));
+            BlockBuckets computed = BlockBuckets.of((from, to, backwards) -> stored(read, Table.RAW, from, to, backwards, false),
+                    lower, upperExclusive, reverse, spec.rawBlockMs(), table.step().sizeMillis(), read.time.cutoff(table),
+                    sealed, key -> storedGet(read, table, key));
             return new RollupRows(stored, computed, reverse);
         } catch (RuntimeException e) {
             stored.close();
@@ -130,7 +168,7 @@ final class SegmentReads {
 
     /**
      * The raw blocks that start in {@code [from, to)} (from NONE: every block before {@code to}), of every series, in
-     * key order, expired for readers or not: what {@link RollupSeal} seals.
+     * key order, expired for readers or not: what {@link RollupSeal} seals. The writing thread.
      */
     KeyValueIterator<Bytes, byte[]> rawBlocks(long from, long to) {
         Lock lock = segments.readLock();
@@ -139,10 +177,8 @@ final class SegmentReads {
             database.validateOpen();
             List<Segment> overlapping = new ArrayList<>(from == StreamTime.NONE
                     ? segments.overlapping(Table.RAW, Long.MIN_VALUE / 2, to - 1) : segments.overlapping(Table.RAW, from, to - 1));
-            SegmentIterator iterator = new SegmentIterator(this, time, Table.RAW, database.rocksDb(), overlapping, null, null,
-                    false, false);
-            iterators.add(iterator);
-            return iterator;
+            return new SegmentIterator(StoreRead.live(segments.live(), time), lock, Table.RAW, database.rocksDb(),
+                    overlapping, null, null, false, false);
         } finally {
             lock.unlock();
         }
@@ -153,15 +189,15 @@ final class SegmentReads {
      * ({@link BlockRows}): when the bound is a row key (or one and a 0x00 byte), only up to that key's block, which
      * is in one segment: the block looked for is that one or none.
      */
-    private KeyValueIterator<Bytes, byte[]> probe(byte[] lower, byte[] upperExclusive, boolean reverse) {
+    private KeyValueIterator<Bytes, byte[]> probe(StoreRead read, byte[] lower, byte[] upperExclusive, boolean reverse) {
         if (upperExclusive == null && lower != null && !reverse) {
             byte[] blockKey = blockKeyOf(lower);
             if (blockKey != null) {
                 // Just past the block's key: every key of the series from `lower` up to the block itself.
-                return stored(Table.RAW, lower, Arrays.copyOf(blockKey, blockKey.length + 1), false, true);
+                return stored(read, Table.RAW, lower, Arrays.copyOf(blockKey, blockKey.length + 1), false, true);
             }
         }
-        return stored(Table.RAW, lower, upperExclusive, reverse, true);
+        return stored(read, Table.RAW, lower, upperExclusive, reverse, true);
     }
 
     /**
@@ -184,23 +220,25 @@ final class SegmentReads {
     }
 
     /**
-     * The rows as stored in {@code table}'s segments (for the raw table: its blocks), without those expired for
-     * readers if {@code expire}.
+     * The rows as stored in {@code table}'s segments of the read (for the raw table: its blocks), without those expired
+     * for the read if {@code expire}.
      */
-    private KeyValueIterator<Bytes, byte[]> stored(Table table, byte[] lower, byte[] upperExclusive, boolean reverse,
-                                                   boolean expire) {
+    private KeyValueIterator<Bytes, byte[]> stored(StoreRead read, Table table, byte[] lower, byte[] upperExclusive,
+                                                   boolean reverse, boolean expire) {
         Lock lock = segments.readLock();
         lock.lock();
         try {
             database.validateOpen();
+            read.checkNotRevoked();
             List<Segment> overlapping = new ArrayList<>();
             if (lower == null || upperExclusive == null || Arrays.compareUnsigned(lower, upperExclusive) < 0) {
                 long[] span = table.timeKeyed() ? timeSpan(lower, upperExclusive) : null;
-                overlapping.addAll(span == null ? segments.of(table) : segments.overlapping(table, span[0], span[1]));
+                SegmentSet set = read.segments;
+                overlapping.addAll(span == null ? set.of(table) : set.overlapping(table, span[0], span[1]));
             }
-            SegmentIterator iterator = new SegmentIterator(this, time, table, database.rocksDb(), overlapping, lower,
+            SegmentIterator iterator = new SegmentIterator(read, lock, table, database.rocksDb(), overlapping, lower,
                     upperExclusive, reverse, expire);
-            iterators.add(iterator);
+            read.opened(iterator);
             return iterator;
         } finally {
             lock.unlock();
@@ -229,27 +267,51 @@ final class SegmentReads {
         }
     }
 
-    /** The lock an iterator holds while it reads. */
-    Lock readLock() {
-        return segments.readLock();
-    }
-
-    void iteratorClosed(SegmentIterator iterator) {
-        iterators.remove(iterator);
-    }
-
-    /** {@code segment} is about to be dropped (the write lock held): the iterators reading it let go of it. */
-    void segmentDropped(Segment segment) {
-        for (SegmentIterator iterator : iterators) {
-            iterator.segmentDropped(segment);
-        }
-    }
-
-    /** The store closes (the write lock held): every open iterator is closed, and later use of one fails. */
+    /** The store closes (the write lock held): every open read is revoked, its next use fails; every snapshot goes. */
     void closeAll() {
-        for (SegmentIterator iterator : iterators) {
-            iterator.closeWithStore();
+        views.closeAll();
+    }
+
+    /**
+     * A reader's range: the rows of its iterators, and its read closed with it (the view released, so that a newer
+     * commit's seal may drop the segments it listed).
+     */
+    static final class ReadIterator implements KeyValueIterator<Bytes, byte[]> {
+        private final KeyValueIterator<Bytes, byte[]> rows;
+        private final StoreRead read;
+
+        ReadIterator(KeyValueIterator<Bytes, byte[]> rows, StoreRead read) {
+            this.rows = rows;
+            this.read = read;
         }
-        iterators.clear();
+
+        @Override
+        public boolean hasNext() {
+            return rows.hasNext();
+        }
+
+        @Override
+        public KeyValue<Bytes, byte[]> next() {
+            return rows.next();
+        }
+
+        @Override
+        public Bytes peekNextKey() {
+            return rows.peekNextKey();
+        }
+
+        /** How many segments a raw range reads (tests: a range of one series reads only those that overlap it), or -1. */
+        int segmentsRead() {
+            return rows instanceof BlockRows blocks ? blocks.segmentsRead() : -1;
+        }
+
+        @Override
+        public void close() {
+            try {
+                rows.close();
+            } finally {
+                read.close();
+            }
+        }
     }
 }

@@ -3,13 +3,11 @@ package dev.tspipe.processor.store;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.EnumMap;
+import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.NavigableMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.Consumer;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -22,10 +20,14 @@ import org.slf4j.LoggerFactory;
  * segments whose whole span has expired ({@code DropColumnFamily}, nothing deleted row by row); and the lock that
  * keeps a column family alive while it is read or written.
  *
+ * <p>An expired segment leaves the live set at once (no write or new read goes to it), but its column family is
+ * dropped only when no view that reads still hold lists it ({@link CommitViews}): a read that began before the seal
+ * reads the rows of the hours it sealed from the raw blocks, and must find them all.
+ *
  * <p>Thread rule: the maps change only under the write lock, and only on the thread that writes the store (the stream
  * thread, or the thread restoring the task: never both at once). That thread looks segments up without the lock (no
- * other thread changes them); any other thread reads them, and the database, only under the read lock. The store
- * closes under the write lock.
+ * other thread changes them); any other thread reads only copies of them ({@link SegmentSet}), and the database only
+ * under the read lock. The store closes under the write lock.
  */
 final class Segments {
 
@@ -33,7 +35,9 @@ final class Segments {
 
     private final SeriesStoreSpec spec;
     private final SeriesDatabase database;
-    private final Map<Table, TreeMap<Long, Segment>> byTable = new EnumMap<>(Table.class);
+    private final SegmentSet live;
+    /** The segments left out of the live set, with the newest view that lists them, oldest first: dropped once free. */
+    private final List<Retired> retired = new ArrayList<>();
     /** Per table, the segment the last write went to (writes come in runs of one segment; the writing thread's). */
     private final Segment[] lastWritten = new Segment[Table.values().length];
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
@@ -44,11 +48,9 @@ final class Segments {
     Segments(SeriesStoreSpec spec, SeriesDatabase database) {
         this.spec = spec;
         this.database = database;
-        for (Table table : Table.values()) {
-            byTable.put(table, new TreeMap<>());
-        }
+        this.live = SegmentSet.live(spec);
         for (Segment segment : database.openedSegments()) {
-            byTable.get(segment.table).put(segment.id, segment);
+            live.ofTable(segment.table).put(segment.id, segment);
         }
         for (Segment segment : all()) {
             RocksDbMemory.register(segment);
@@ -63,35 +65,47 @@ final class Segments {
         return lock.writeLock();
     }
 
+    /** The live segments (the writing thread; any other thread under the read lock, or a copy: {@link SegmentSet#copy}). */
+    SegmentSet live() {
+        return live;
+    }
+
     /** The segment of a row of {@code table} at {@code epochMillis}, or null (the writing thread, or the read lock held). */
     Segment get(Table table, long epochMillis) {
-        return byTable.get(table).get(spec.segmentOf(table, epochMillis));
+        return live.get(table, epochMillis);
     }
 
     /** The live segments of {@code table}, oldest first (a view: the writing thread, or the read lock held). */
     Collection<Segment> of(Table table) {
-        return byTable.get(table).values();
+        return live.of(table);
     }
 
     /** The live segments of {@code table} that hold rows of {@code [fromMillis, toMillis]} (a view, as {@link #of}). */
     Collection<Segment> overlapping(Table table, long fromMillis, long toMillis) {
-        return byTable.get(table).subMap(spec.segmentOf(table, fromMillis), true, spec.segmentOf(table, toMillis), true).values();
+        return live.overlapping(table, fromMillis, toMillis);
     }
 
     /** The live segments of {@code table}, oldest first, copied under the read lock (tests). */
     List<Segment> copyOf(Table table) {
         lock.readLock().lock();
         try {
-            return new ArrayList<>(byTable.get(table).values());
+            return new ArrayList<>(live.of(table));
         } finally {
             lock.readLock().unlock();
         }
     }
 
+    /** The segments expired and not dropped yet, because a read may still need them (tests). */
+    int retiredCount() {
+        return retired.size();
+    }
+
     /** Every live segment (the writing thread, or a lock held). */
     List<Segment> all() {
         List<Segment> all = new ArrayList<>();
-        byTable.values().forEach(ofTable -> all.addAll(ofTable.values()));
+        for (Table table : Table.values()) {
+            all.addAll(live.of(table));
+        }
         return all;
     }
 
@@ -105,7 +119,7 @@ final class Segments {
         if (last != null && last.id == id) {
             return last;
         }
-        TreeMap<Long, Segment> ofTable = byTable.get(table);
+        NavigableMap<Long, Segment> ofTable = live.ofTable(table);
         Segment segment = ofTable.get(id);
         if (segment != null) {
             lastWritten[table.ordinal()] = segment;
@@ -139,11 +153,12 @@ final class Segments {
     }
 
     /**
-     * Drops every segment whose whole span is before {@code streamTime - retention} of its table (a raw segment: before
-     * the seal, {@link RollupSeal}), under the write lock; {@code beforeDrop} lets go of what reads a segment first (its
-     * iterators). The writing thread only.
+     * Takes out of the live set every segment whose whole span is before {@code streamTime - retention} of its table (a
+     * raw segment: before the seal, {@link RollupSeal}), under the write lock: writes and reads that begin from now on
+     * go without it. Its column family is dropped by {@link #dropRetired} once the views up to {@code newestView} (the
+     * ones that list it) are released. The writing thread only.
      */
-    void dropExpired(StreamTime time, Consumer<Segment> beforeDrop) {
+    void retireExpired(StreamTime time, long newestView) {
         long streamTime = time.current();
         if (streamTime == StreamTime.NONE) {
             return;
@@ -156,23 +171,62 @@ final class Segments {
             // expiry limit, that is when id < floor(limit / span).
             long limit = table == Table.RAW ? time.sealed() : streamTime - spec.retentionMs(table);
             long firstLive = Math.floorDiv(limit, spec.spanMs(table));
-            TreeMap<Long, Segment> ofTable = byTable.get(table);
+            NavigableMap<Long, Segment> ofTable = live.ofTable(table);
             if (ofTable.isEmpty() || ofTable.firstKey() >= firstLive) {
                 continue;
             }
             lock.writeLock().lock();
             try {
                 for (Segment segment : new ArrayList<>(ofTable.headMap(firstLive, false).values())) {
-                    drop(segment, beforeDrop);
-                    LOG.info("Dropped expired segment {} of the series store in {} (stream time {})", segment.name(),
-                            database.dir(), streamTime);
+                    forget(segment);
+                    retired.add(new Retired(segment, newestView, System.nanoTime()));
+                    LOG.debug("Expired segment {} of the series store in {} (stream time {}): dropped once no read "
+                            + "needs it", segment.name(), database.dir(), streamTime);
                 }
-            } catch (RocksDBException e) {
-                throw new ProcessorStateException("cannot drop an expired segment of the series store in " + database.dir(), e);
             } finally {
                 lock.writeLock().unlock();
             }
         }
+    }
+
+    /**
+     * Drops the column families of the expired segments that no referenced view lists any more. One that a read has
+     * held longer than the bound of {@code views} is dropped all the same: that read is revoked (its next use fails
+     * with a reason, never a short answer). The writing thread only.
+     */
+    void dropRetired(CommitViews views) {
+        if (retired.isEmpty()) {
+            return;
+        }
+        lock.writeLock().lock();
+        try {
+            database.validateOpen();
+            long oldest = views.oldestReferenced();
+            for (Iterator<Retired> each = retired.iterator(); each.hasNext(); ) {
+                Retired expired = each.next();
+                if (expired.newestView >= oldest) {
+                    if (views.revokeHeldLongerThanBound(expired.newestView, expired.segment.name()) == 0) {
+                        continue;
+                    }
+                    oldest = views.oldestReferenced();
+                    if (expired.newestView >= oldest) {
+                        continue;
+                    }
+                }
+                dropColumnFamily(expired.segment);
+                each.remove();
+                LOG.info("Dropped expired segment {} of the series store in {} ({} ms after it expired)",
+                        expired.segment.name(), database.dir(), (System.nanoTime() - expired.retiredNanos) / 1_000_000);
+            }
+        } catch (RocksDBException e) {
+            throw new ProcessorStateException("cannot drop an expired segment of the series store in " + database.dir(), e);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** A segment out of the live set, listed by the views up to {@code newestView}. */
+    private record Retired(Segment segment, long newestView, long retiredNanos) {
     }
 
     /** From now on, the segments created are noted, to be dropped by {@link #dropCreatedSinceMark}. The writing thread. */
@@ -182,16 +236,17 @@ final class Segments {
 
     /**
      * Drops the segments created since {@link #markCreated}, empty: what created them (a flush, a restore batch) failed
-     * before any row reached them. {@code beforeDrop} as for {@link #dropExpired}. The writing thread only.
+     * before any row reached them, and no view lists them (views are published after a write). The writing thread only.
      */
-    void dropCreatedSinceMark(Consumer<Segment> beforeDrop) {
+    void dropCreatedSinceMark() {
         if (createdSinceMark.isEmpty()) {
             return;
         }
         lock.writeLock().lock();
         try {
             for (Segment segment : createdSinceMark) {
-                drop(segment, beforeDrop);
+                forget(segment);
+                dropColumnFamily(segment);
             }
         } catch (RocksDBException e) {
             throw new ProcessorStateException("cannot drop a segment of the series store in " + database.dir(), e);
@@ -201,24 +256,35 @@ final class Segments {
         }
     }
 
-    /** Drops {@code segment}'s column family and forgets it, after {@code beforeDrop}; the write lock held. */
-    private void drop(Segment segment, Consumer<Segment> beforeDrop) throws RocksDBException {
-        beforeDrop.accept(segment);
-        RocksDbMemory.unregister(segment);
-        database.drop(segment);
-        byTable.get(segment.table).remove(segment.id);
+    /** Takes {@code segment} out of the live set; the write lock held. */
+    private void forget(Segment segment) {
+        live.ofTable(segment.table).remove(segment.id);
         if (lastWritten[segment.table.ordinal()] == segment) {
             lastWritten[segment.table.ordinal()] = null;
         }
     }
 
-    /** Lets go of every segment (the store closes, the write lock held): unregistered, handles closed. */
+    /** Drops {@code segment}'s column family (out of the live set, and no read lists it); the write lock held. */
+    private void dropColumnFamily(Segment segment) throws RocksDBException {
+        RocksDbMemory.unregister(segment);
+        database.drop(segment);
+    }
+
+    /**
+     * Lets go of every segment (the store closes, the write lock held, no read open): unregistered, handles closed. An
+     * expired segment not dropped yet is dropped at the next open, which finds it expired again.
+     */
     void close() {
-        for (Segment segment : all()) {
+        List<Segment> all = all();
+        retired.forEach(expired -> all.add(expired.segment));
+        for (Segment segment : all) {
             RocksDbMemory.unregister(segment);
             segment.handle.close();
         }
-        byTable.values().forEach(Map::clear);
+        for (Table table : Table.values()) {
+            live.ofTable(table).clear();
+        }
+        retired.clear();
         Arrays.fill(lastWritten, null);
     }
 }

@@ -59,6 +59,7 @@ public final class SeriesStore implements AutoCloseable {
     private final SeriesDatabase database;
     private final Segments segments;
     private final StreamTime time;
+    private final CommitViews views;
     private final SegmentReads reads;
     private final SizeEstimates estimates;
     private final WriteBuffer writes;
@@ -70,7 +71,8 @@ public final class SeriesStore implements AutoCloseable {
         database = SeriesDatabase.open(dir);
         segments = new Segments(spec, database);
         time = new StreamTime(spec, database.storedStreamTime(), database.storedSeal());
-        reads = new SegmentReads(spec, database, segments, time);
+        views = new CommitViews(database, segments.readLock(), spec.maxReadHold());
+        reads = new SegmentReads(spec, database, segments, time, views);
         estimates = new SizeEstimates(spec, database, segments);
         writes = new WriteBuffer(spec, reads, time);
         restore = new ChangelogRestore(database, segments, time, reads, this::afterWrite);
@@ -79,7 +81,7 @@ public final class SeriesStore implements AutoCloseable {
             afterWrite();
         });
         try {
-            dropExpiredSegments();
+            afterWrite();
         } catch (RuntimeException e) {
             close(false);
             throw e;
@@ -202,17 +204,19 @@ public final class SeriesStore implements AutoCloseable {
         restore.restore(table, records);
     }
 
-    /** After a write reached the database (a commit's batches, restored rows): expired segments go, memtables balance. */
+    /**
+     * After a write reached the database (a commit's batches, restored rows; and at the open): the segments its stream
+     * time and seal expired leave the live set, reads see the write from now on ({@link CommitViews#publish}), the
+     * expired segments no read holds any more are dropped, memtables balance.
+     */
     private void afterWrite() {
-        dropExpiredSegments();
-        RocksDbMemory.balanceMemtables();
-    }
-
-    private void dropExpiredSegments() {
-        // Restored rows not yet written may be in a segment that stream time has expired: it is dropped after them.
+        // Restored rows not yet written may be in a segment that stream time has expired: it goes after them.
         if (!restore.hasRows()) {
-            segments.dropExpired(time, reads::segmentDropped);
+            segments.retireExpired(time, views.newestId());
         }
+        views.publish(time.applied(), segments.live());
+        segments.dropRetired(views);
+        RocksDbMemory.balanceMemtables();
     }
 
     /** The stored value of {@code key} in {@code table} as of the last applied commit, or null ({@link SegmentReads#get}). */
@@ -242,6 +246,15 @@ public final class SeriesStore implements AutoCloseable {
 
     public boolean isOpen() {
         return database.isOpen();
+    }
+
+    /** Reads open now, and expired segments that wait for reads to close before they are dropped (tests). */
+    int openReads() {
+        return views.openReads();
+    }
+
+    int segmentsWaitingForReads() {
+        return segments.retiredCount();
     }
 
     /** The live segments of {@code table}, oldest first (tests). */
@@ -275,8 +288,16 @@ public final class SeriesStore implements AutoCloseable {
      * RocksDB (tests: a crash at every boundary between a commit's batches); the store is closed as in a crash.
      */
     void committedThenCrashedAfter(Map<Table, Long> offsets, int batches) {
-        commits.applyFirstBatchesOnly(offsets, batches);
+        committedUpToBatch(offsets, batches);
         closeAsInACrash();
+    }
+
+    /**
+     * The commit of {@code offsets} is reported and only its first {@code batches} writes reach RocksDB, as a reader
+     * finds the store while the stream thread is between two batches of a commit (tests: then a crash, or a close).
+     */
+    void committedUpToBatch(Map<Table, Long> offsets, int batches) {
+        commits.applyFirstBatchesOnly(offsets, batches);
     }
 
     private void close(boolean flush) {

@@ -14,6 +14,10 @@ public final class SeriesStoreSpec {
     private final Map<Table, Long> retentionMs = new EnumMap<>(Table.class);
     private final Map<Table, Long> spanMs = new EnumMap<>(Table.class);
     private long rawBlockMs;
+    private Duration maxReadHold = DEFAULT_MAX_READ_HOLD;
+
+    /** How long a read may keep a segment that a seal dropped, by default ({@link #maxReadHold()}). */
+    public static final Duration DEFAULT_MAX_READ_HOLD = Duration.ofSeconds(30);
 
     /** A raw block's span when the raw segment's span is a multiple of it (the default's is: 1 day): one hour. */
     public static final long RAW_BLOCK_MS = 3_600_000L;
@@ -37,6 +41,30 @@ public final class SeriesStoreSpec {
         spec.retentionMs.put(Table.LATEST, Long.MAX_VALUE);
         spec.spanMs.put(Table.LATEST, Long.MAX_VALUE);
         return spec;
+    }
+
+    /**
+     * This lifecycle, with reads bounded by {@code maxReadHold}: how long one read (a point read, or a range until its
+     * iterator is closed) may keep a raw segment that a seal dropped (docs/storage.md, "What a read sees").
+     */
+    public SeriesStoreSpec withMaxReadHold(Duration maxReadHold) {
+        if (maxReadHold.isNegative() || maxReadHold.isZero()) {
+            throw new IllegalArgumentException("the longest a read may hold a dropped segment must be positive, was " + maxReadHold);
+        }
+        SeriesStoreSpec spec = new SeriesStoreSpec();
+        spec.retentionMs.putAll(retentionMs);
+        spec.spanMs.putAll(spanMs);
+        spec.rawBlockMs = rawBlockMs;
+        spec.maxReadHold = maxReadHold;
+        return spec;
+    }
+
+    /**
+     * How long a read may keep a segment that a seal dropped: past it, while the drop waits, the read is revoked and its
+     * next use fails (never a short answer). Default {@link #DEFAULT_MAX_READ_HOLD}.
+     */
+    public Duration maxReadHold() {
+        return maxReadHold;
     }
 
     private void set(Table table, long retention, long span) {

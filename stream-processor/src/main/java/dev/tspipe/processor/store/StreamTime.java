@@ -10,8 +10,10 @@ package dev.tspipe.processor.store;
  * the raw blocks. Writers expire raw readings by it (not by stream time: a block is kept until it is sealed), readers
  * by stream time as any other row.
  *
+ * <p>Readers go by an {@link Applied} stream time and seal, the one of the write their read sees ({@link CommitView}).
+ *
  * <p>Thread rule: advanced and published only by the thread that writes the task's store (the stream thread, or the
- * thread restoring the task: never both at once); read by any thread (both values are volatile).
+ * thread restoring the task: never both at once); read by any thread (the values are volatile).
  */
 final class StreamTime {
 
@@ -22,9 +24,9 @@ final class StreamTime {
     private volatile long current;
     /** Stream time as of the last flush that prepared its batches (or the last applied write): what they hold. */
     private volatile long prepared;
-    private volatile long visible;
     private volatile long sealed;
-    private volatile long visibleSealed;
+    /** Stream time and the seal as of the last applied write. */
+    private volatile Applied applied;
 
     /**
      * Stream time and the seal as the database stored them with its last write ({@link #NONE} if never).
@@ -33,9 +35,8 @@ final class StreamTime {
         this.spec = spec;
         this.current = stored;
         this.prepared = stored;
-        this.visible = stored;
         this.sealed = storedSeal;
-        this.visibleSealed = storedSeal;
+        this.applied = new Applied(spec, stored, storedSeal);
     }
 
     /** Stream time including what is not applied yet, or {@link #NONE}. */
@@ -53,8 +54,7 @@ final class StreamTime {
     /** Everything up to the current stream time and seal reached the database: readers go by them now. */
     void publish() {
         prepared = current;
-        visible = current;
-        visibleSealed = sealed;
+        applied = new Applied(spec, current, sealed);
     }
 
     /** A flush prepared its batches: they hold the current stream time. */
@@ -64,17 +64,17 @@ final class StreamTime {
 
     /** Stream time as of the last applied write, or {@link #NONE}. */
     long visibleCurrent() {
-        return visible;
+        return applied.streamTime;
+    }
+
+    /** Stream time and the seal as of the last applied write: what a read of that write goes by. */
+    Applied applied() {
+        return applied;
     }
 
     /** The time before which raw readings are sealed into the rollup tables, including what is not applied yet, or NONE. */
     long sealed() {
         return sealed;
-    }
-
-    /** The seal as of the last applied write: rollup buckets before it are stored, from it on computed from blocks. */
-    long visibleSealed() {
-        return visibleSealed;
     }
 
     /** The raw readings before {@code epochMillis} are sealed into the rollup tables (a flush, or a restore). */
@@ -90,9 +90,9 @@ final class StreamTime {
      * segments dropped early, on a store object that Kafka Streams hands on instead of closing.
      */
     void dropUnapplied() {
-        current = visible;
-        prepared = visible;
-        sealed = visibleSealed;
+        current = applied.streamTime;
+        prepared = applied.streamTime;
+        sealed = applied.sealed;
     }
 
     /**
@@ -130,38 +130,47 @@ final class StreamTime {
         return expiredAt(current, table, epochMillis);
     }
 
-    /** Whether readers must not see a row: expired by stream time as of the last applied write. */
-    boolean isExpiredForReaders(Table table, long epochMillis) {
-        return expiredAt(visible, table, epochMillis);
-    }
-
-    /**
-     * Whether readers must not see the row under {@code key} at all: for a raw block (keyed by its start), when its
-     * newest possible reading has expired; readings of a block that is partly expired are left out one by one
-     * ({@link #readerCutoff}).
-     */
-    boolean isExpiredKey(Table table, byte[] key) {
-        return table.timeKeyed() && isExpiredForReaders(table, newestTimeOf(table, key));
-    }
-
     /** Whether the raw block that starts at {@code blockStart} is all expired for the write path (it is sealed). */
     boolean isBlockExpiredForWriters(long blockStart) {
         return isExpired(Table.RAW, blockStart + spec.rawBlockMs() - 1);
     }
 
-    /** The oldest time readers still see in {@code table} (as of the last applied write), or {@code Long.MIN_VALUE}. */
-    long readerCutoff(Table table) {
-        long time = visible;
-        return !table.timeKeyed() || time == NONE ? Long.MIN_VALUE : time - spec.retentionMs(table);
-    }
-
-    /** The newest time a row under {@code key} holds: a raw block's last millisecond, any other row's own time. */
-    private long newestTimeOf(Table table, byte[] key) {
-        long millis = table.timeOf(key);
-        return table == Table.RAW ? millis + spec.rawBlockMs() - 1 : millis;
-    }
-
     private boolean expiredAt(long time, Table table, long epochMillis) {
+        return expiredAt(spec, time, table, epochMillis);
+    }
+
+    private static boolean expiredAt(SeriesStoreSpec spec, long time, Table table, long epochMillis) {
         return table.timeKeyed() && time != NONE && epochMillis < time - spec.retentionMs(table);
+    }
+
+    /**
+     * Stream time and the seal as one applied write left them (either {@link #NONE}): what readers of that write expire
+     * rows by (stream time, as for any row: a raw reading too, sealed or not), and where a rollup read takes its buckets
+     * from (stored before the seal, computed from the raw blocks from it on).
+     */
+    record Applied(SeriesStoreSpec spec, long streamTime, long sealed) {
+
+        /** Whether readers must not see a row of {@code table} at {@code epochMillis}. */
+        boolean isExpired(Table table, long epochMillis) {
+            return expiredAt(spec, streamTime, table, epochMillis);
+        }
+
+        /**
+         * Whether readers must not see the row under {@code key} at all: for a raw block (keyed by its start), when its
+         * newest possible reading has expired; readings of a block that is partly expired are left out one by one
+         * ({@link #cutoff}).
+         */
+        boolean isExpiredKey(Table table, byte[] key) {
+            if (!table.timeKeyed()) {
+                return false;
+            }
+            long millis = table.timeOf(key);
+            return isExpired(table, table == Table.RAW ? millis + spec.rawBlockMs() - 1 : millis);
+        }
+
+        /** The oldest time readers see in {@code table}, or {@code Long.MIN_VALUE}. */
+        long cutoff(Table table) {
+            return !table.timeKeyed() || streamTime == NONE ? Long.MIN_VALUE : streamTime - spec.retentionMs(table);
+        }
     }
 }

@@ -64,7 +64,7 @@ final class WriteBuffer implements PreparedCommit.Writes {
             exists = true;
         } else {
             // A reading newer than the series' latest cannot be stored yet: no read (the common case).
-            byte[] old = newest != SeriesBuffer.NONE && epochMillis <= newest ? reads.get(Table.RAW, rowKey) : null;
+            byte[] old = newest != SeriesBuffer.NONE && epochMillis <= newest ? reads.getOnWritingThread(Table.RAW, rowKey) : null;
             if (old != null && Arrays.equals(old, row)) {
                 return SeriesStore.Outcome.DUPLICATE;
             }
@@ -85,7 +85,7 @@ final class WriteBuffer implements PreparedCommit.Writes {
         if (buffer == null) {
             byte[] prefix = RowKey.seriesPrefixOf(rowKey);
             buffer = new SeriesBuffer(prefix);
-            byte[] latest = reads.get(Table.LATEST, prefix);
+            byte[] latest = reads.getOnWritingThread(Table.LATEST, prefix);
             if (latest != null) {
                 buffer.latestMillis = ByteBuffer.wrap(latest).getLong();
             }

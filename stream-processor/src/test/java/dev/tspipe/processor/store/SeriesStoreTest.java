@@ -542,13 +542,13 @@ class SeriesStoreTest {
             byte[] newest = RowKey.withTimestamp(SERIES, T0 + 2 * DAY + 1);
             byte[] afterOldest = java.util.Arrays.copyOf(RowKey.withTimestamp(SERIES, T0 + DAY), newest.length + 1);
             try (KeyValueIterator<Bytes, byte[]> rows = store.range(Table.RAW, newest, afterOldest, false)) {
-                assertThat(((BlockRows) rows).segmentsRead()).isEqualTo(2);
+                assertThat(((SegmentReads.ReadIterator) rows).segmentsRead()).isEqualTo(2);
                 List<Long> found = new ArrayList<>();
                 rows.forEachRemaining(row -> found.add(RowKey.timestampOf(row.key.get())));
                 assertThat(found).containsExactly(T0 + 2 * DAY, T0 + DAY);
             }
             try (KeyValueIterator<Bytes, byte[]> rows = store.range(Table.RAW, null, null, false)) {
-                assertThat(((BlockRows) rows).segmentsRead()).isEqualTo(5);
+                assertThat(((SegmentReads.ReadIterator) rows).segmentsRead()).isEqualTo(5);
             }
         }
     }
@@ -579,6 +579,128 @@ class SeriesStoreTest {
             assertThat(Rollup.fromBytes(store.get(Table.MINUTE, minute)).sum()).as("sealed").isEqualTo(1.0);
             assertThat(hour(store, T0 - T0 % 3_600_000L)).isEqualTo(1.0);
             assertThat(hour(store, T0 + 8 * DAY - (T0 + 8 * DAY) % 3_600_000L)).as("corrected").isEqualTo(4.0);
+        }
+    }
+
+    /**
+     * A rollup read that a seal overtakes counts every reading of its view (issue 49, item 1): the seal that crosses a
+     * day folds the day's blocks into the rollup tables and makes their raw segment droppable, while a read opened
+     * before it computes those hours from the blocks. The segment stays until the read closes. Before: the drop
+     * released the read's raw iterator, and the hours between the two seals came from neither side (the hour read
+     * answered [2.0], the newest hour alone, for the seven hours of its commit).
+     */
+    @Test
+    void aRollupReadThatASealOvertakesStillCountsEveryReadingOfItsCommit() {
+        try (SeriesStore store = SeriesStore.open(spec(), dir.toFile())) {
+            long dayStart = T0 - T0 % DAY;
+            for (int hour = 0; hour < 6; hour++) {
+                ingest(store, T0 + hour * 3_600_000L, 1.0);
+            }
+            store.flush(NOWHERE);
+            commit(store, 0L);
+            ingest(store, T0 + 8 * DAY, 2.0);
+            store.flush(NOWHERE);
+            commit(store, 1L);
+            assertThat(store.sealedBefore()).as("not sealed yet: the next flush seals").isEmpty();
+
+            try (KeyValueIterator<Bytes, byte[]> hours = store.range(Table.HOUR, null, null, false);
+                 KeyValueIterator<Bytes, byte[]> days = store.range(Table.DAY, null, null, false)) {
+                ingest(store, T0 + 8 * DAY + 1, 3.0);
+                store.flush(NOWHERE);
+                commit(store, 2L);
+                assertThat(store.sealedBefore()).as("the day of the six readings is sealed").hasValue(T0 + DAY);
+                assertThat(store.segmentsOf(Table.RAW).stream().map(s -> s.id)).doesNotContain(dayStart / DAY);
+                assertThat(store.segmentsWaitingForReads()).as("its raw segment waits for the open reads").isEqualTo(1);
+
+                List<Double> hourSums = new ArrayList<>();
+                hours.forEachRemaining(row -> hourSums.add(Rollup.fromBytes(row.value).sum()));
+                assertThat(hourSums).as("newest first: the reading of the view's commit, then the six sealed hours")
+                        .containsExactly(2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
+                List<Double> daySums = new ArrayList<>();
+                days.forEachRemaining(row -> daySums.add(Rollup.fromBytes(row.value).sum()));
+                assertThat(daySums).containsExactly(2.0, 6.0);
+            }
+            assertThat(store.openReads()).isZero();
+            ingest(store, T0 + 8 * DAY + 2, 4.0);
+            store.flush(NOWHERE);
+            commit(store, 3L);
+            assertThat(store.segmentsWaitingForReads()).as("dropped at the commit after the reads closed").isZero();
+            assertThat(hour(store, T0 - T0 % 3_600_000L)).as("a read now takes the sealed hour").isEqualTo(1.0);
+        }
+    }
+
+    /**
+     * A read while the stream thread is between two batches of one commit sees none of the commit (issue 49, item 2):
+     * it reads the snapshot of the commit before. Before: the rows of the first batch were there (335 of the 600 raw
+     * rows and latest readings looked up), none of the rest.
+     */
+    @Test
+    void aReadBetweenTwoBatchesOfACommitSeesNoneOfIt() {
+        SeriesStore store = SeriesStore.open(spec(), dir.toFile());
+        ingest(store, T0, 1.0);
+        store.flush(NOWHERE);
+        commit(store, 0L);
+        int series = 300;
+        int readings = 20;
+        for (int s = 0; s < series; s++) {
+            byte[] prefix = ("big-" + s + "#temp#").getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < readings; i++) {
+                long millis = T0 + i * 1_000L;
+                Map<String, String> tags = Map.of("site", "a".repeat(60) + i);
+                store.ingest(RowKey.withTimestamp(prefix, millis), millis, new RawRow(s, tags).toBytes(), s);
+            }
+        }
+        store.flush(NOWHERE);
+        assertThat(store.sentBatches()).isGreaterThan(1);
+        Map<Table, Long> offsets = new java.util.EnumMap<>(Table.class);
+        for (Table table : Table.values()) {
+            offsets.put(table, 12L);
+        }
+        store.committedUpToBatch(offsets, 1);
+        int seen = 0;
+        for (int s = 0; s < series; s++) {
+            byte[] prefix = ("big-" + s + "#temp#").getBytes(StandardCharsets.UTF_8);
+            seen += store.get(Table.RAW, RowKey.withTimestamp(prefix, T0)) == null ? 0 : 1;
+            seen += store.get(Table.LATEST, prefix) == null ? 0 : 1;
+        }
+        int rangeRows = 0;
+        try (KeyValueIterator<Bytes, byte[]> rows = store.range(Table.RAW, null, null, false)) {
+            while (rows.hasNext()) {
+                rows.next();
+                rangeRows++;
+            }
+        }
+        store.closeAsInACrash();
+        assertThat(seen).as("rows and latest readings of the commit half applied").isZero();
+        assertThat(rangeRows).as("only the reading of the commit before").isEqualTo(1);
+    }
+
+    /**
+     * A read that holds its view longer than the bound while a seal waits to drop a segment it lists is revoked: the
+     * segment is dropped, and the read's next use fails with the reason (the query server's 503), never a short answer.
+     */
+    @Test
+    void aReadHeldPastTheBoundIsRevokedWithAReasonAndTheSegmentIsDropped() {
+        try (SeriesStore store = SeriesStore.open(spec().withMaxReadHold(Duration.ofNanos(1)), dir.toFile())) {
+            ingest(store, T0, 1.0);
+            ingest(store, T0 + 3_600_000L, 1.0);
+            store.flush(NOWHERE);
+            commit(store, 0L);
+            ingest(store, T0 + 8 * DAY, 2.0);
+            store.flush(NOWHERE);
+            commit(store, 1L);
+            KeyValueIterator<Bytes, byte[]> held = store.range(Table.HOUR, null, null, false);
+            assertThat(held.hasNext()).isTrue();
+            held.next();
+            ingest(store, T0 + 8 * DAY + 1, 3.0);
+            store.flush(NOWHERE);
+            commit(store, 2L);
+            assertThat(store.segmentsWaitingForReads()).isZero();
+            assertThatThrownBy(held::hasNext).isInstanceOf(org.apache.kafka.streams.errors.InvalidStateStoreException.class)
+                    .hasMessageContaining("was open longer than 0 ms").hasMessageContaining("retry the read");
+            held.close();
+            assertThat(store.openReads()).isZero();
+            assertThat(hour(store, T0 - T0 % 3_600_000L)).isEqualTo(1.0);
         }
     }
 
