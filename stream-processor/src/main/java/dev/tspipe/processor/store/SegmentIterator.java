@@ -172,7 +172,6 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
     /** The iterator of one segment, with its current row copied out (null key: exhausted). */
     private static final class Source {
-        final Segment segment;
         private final byte[] lower;
         private final byte[] upperExclusive;
         private final boolean reverse;
@@ -184,7 +183,6 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
         byte[] value;
 
         Source(RocksDB db, Snapshot snapshot, Segment segment, byte[] lower, byte[] upperExclusive, boolean reverse) {
-            this.segment = segment;
             this.lower = lower;
             this.upperExclusive = upperExclusive;
             this.reverse = reverse;

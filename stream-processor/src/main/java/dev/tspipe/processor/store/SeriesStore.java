@@ -248,11 +248,12 @@ public final class SeriesStore implements AutoCloseable {
         return database.isOpen();
     }
 
-    /** Reads open now, and expired segments that wait for reads to close before they are dropped (tests). */
+    /** Reads open now (tests). */
     int openReads() {
         return views.openReads();
     }
 
+    /** Expired segments that wait for the reads that list them to close before they are dropped (tests). */
     int segmentsWaitingForReads() {
         return segments.retiredCount();
     }
