@@ -181,7 +181,7 @@ final class ChangelogRestore {
                     + Table.printable(key) + "' that is not a chunk of a raw block (" + e.getMessage() + "): it was written "
                     + "before tspipe's storage engine v3; reset the application (docs/storage.md, \"Upgrading\")", e);
         }
-        if (time.isBlockExpiredForWriters(start) || chunks.size() == 0) {
+        if (time.isBlockSealed(start) || chunks.size() == 0) {
             return;
         }
         long newest = chunks.timestamp(chunks.size() - 1);

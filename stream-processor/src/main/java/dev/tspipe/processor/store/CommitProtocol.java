@@ -282,7 +282,7 @@ final class CommitProtocol {
         }
 
         @Override
-        public void sealBlock(byte[] prefix, long blockStart) throws RocksDBException {
+        public void rewriteLeftBlock(byte[] prefix, long blockStart) throws RocksDBException {
             rewrite(prefix, blockStart);
         }
 
@@ -305,7 +305,7 @@ final class CommitProtocol {
          * block is then of several chunks, and reads the same). A block already of one chunk is left as it is.
          */
         private Rewrite rewrite(byte[] prefix, long blockStart) throws RocksDBException {
-            if (!sealing || time.isExpired(Table.RAW, blockStart + spec.rawBlockMs() - 1)) {
+            if (!sealing || time.isSealed(blockStart + spec.rawBlockMs() - 1)) {
                 return Rewrite.NOT_YET;
             }
             byte[] key = RowKey.withTimestamp(prefix, blockStart);
@@ -322,7 +322,7 @@ final class CommitProtocol {
             ChunkWriter chunk = CHUNK_WRITER.get().start(blockStart);
             for (int i = 0; i < block.size(); i++) {
                 long millis = block.timestamp(i);
-                if (!time.isExpired(Table.RAW, millis)) {
+                if (!time.isSealed(millis)) {
                     chunk.add(millis, block.value(i), block.tagBytes(), block.tagsOffset(i), block.tagsLength(i));
                 }
             }
@@ -381,7 +381,7 @@ final class CommitProtocol {
             int blocks = 0;
             for (int first = 0; first < rows.size(); first++) {
                 long block = BlockRows.blockStart(rows.millis(first), span);
-                if (time.isExpired(Table.RAW, rows.millis(first)) || contains(written, blocks, block)) {
+                if (time.isSealed(rows.millis(first)) || contains(written, blocks, block)) {
                     continue;
                 }
                 // The chunk of `block`: this slot and every later one in the same block, in the order buffered.
@@ -389,7 +389,7 @@ final class CommitProtocol {
                 long newest = Long.MIN_VALUE;
                 for (int i = first; i < rows.size(); i++) {
                     long millis = rows.millis(i);
-                    if (BlockRows.blockStart(millis, span) != block || time.isExpired(Table.RAW, millis)) {
+                    if (BlockRows.blockStart(millis, span) != block || time.isSealed(millis)) {
                         continue;
                     }
                     int offset = rows.offset(i);

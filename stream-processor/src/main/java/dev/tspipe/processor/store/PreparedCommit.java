@@ -30,13 +30,14 @@ interface PreparedCommit {
 
     /**
      * The series whose prefix is {@code prefix} has moved past its raw block that starts at {@code blockStart}: the
-     * block is written again as one chunk, in place of the chunks the commits appended (docs/storage.md, "Blocks").
+     * block is written again as one chunk, in place of the chunks the commits appended (docs/storage.md, "Blocks"). Not
+     * the seal, which folds blocks before it into the rollup tables ({@link RollupSeal}, {@link StreamTime#isSealed}).
      * Called before the series' rows of the flush, which may add to that block again (a late reading).
      */
-    void sealBlock(byte[] prefix, long blockStart) throws RocksDBException;
+    void rewriteLeftBlock(byte[] prefix, long blockStart) throws RocksDBException;
 
     /**
-     * The series' open block holds many chunks: it is written again as one chunk, as {@link #sealBlock} does, and its
+     * The series' open block holds many chunks: it is written again as one chunk, as {@link #rewriteLeftBlock} does, and its
      * buffer told so; nothing happens while earlier flushes are not applied (the block cannot be read whole yet).
      */
     void rewriteOpenBlock(SeriesBuffer series) throws RocksDBException;

@@ -26,7 +26,7 @@ final class SeriesBuffer extends SeriesTable.Entry {
 
     /**
      * The raw block of the newest chunk a flush wrote for the series, or NONE (not known since the series was loaded):
-     * a flush that writes a later block writes this one again as one chunk ({@link PreparedCommit#sealBlock}), and one
+     * a flush that writes a later block writes this one again as one chunk ({@link PreparedCommit#rewriteLeftBlock}), and one
      * that finds it of many chunks too ({@link PreparedCommit#rewriteOpenBlock}).
      */
     long openBlock = NONE;

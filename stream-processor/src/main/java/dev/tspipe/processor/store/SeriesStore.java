@@ -131,7 +131,7 @@ public final class SeriesStore implements AutoCloseable {
         if (commits.hasSent()) {
             commits.applyWithoutOffsets();
         }
-        if (time.isExpired(Table.RAW, epochMillis)) {
+        if (time.isSealed(epochMillis)) {
             return Outcome.SEALED;
         }
         return writes.ingest(rowKey, epochMillis, row, value);

@@ -120,19 +120,28 @@ final class StreamTime {
     }
 
     /**
-     * Whether a row is expired for the write path: a raw reading when it is sealed; any other row by stream time
-     * including what is not committed yet.
+     * Whether a row is expired for the write path: a raw reading when it is sealed ({@link #isSealed}); any other row by
+     * stream time including what is not committed yet.
      */
     boolean isExpired(Table table, long epochMillis) {
         if (table == Table.RAW) {
-            return sealed != NONE && epochMillis < sealed;
+            return isSealed(epochMillis);
         }
         return expiredAt(current, table, epochMillis);
     }
 
-    /** Whether the raw block that starts at {@code blockStart} is all expired for the write path (it is sealed). */
-    boolean isBlockExpiredForWriters(long blockStart) {
-        return isExpired(Table.RAW, blockStart + spec.rawBlockMs() - 1);
+    /**
+     * Whether a raw reading at {@code epochMillis} is before the seal: folded into the rollup tables ({@link RollupSeal}),
+     * so the write path neither writes nor keeps it. (Not the rewrite of a block as one chunk, which the commit protocol
+     * does to a block a series has left: {@link PreparedCommit#rewriteLeftBlock}.)
+     */
+    boolean isSealed(long epochMillis) {
+        return sealed != NONE && epochMillis < sealed;
+    }
+
+    /** Whether all of the raw block that starts at {@code blockStart} is before the seal. */
+    boolean isBlockSealed(long blockStart) {
+        return isSealed(blockStart + spec.rawBlockMs() - 1);
     }
 
     private boolean expiredAt(long time, Table table, long epochMillis) {

@@ -132,7 +132,7 @@ final class WriteBuffer implements PreparedCommit.Writes {
         long newestBlock = newestBlock(buffer.rows);
         if (newestBlock != SeriesBuffer.NONE && newestBlock > buffer.openBlock) {
             if (buffer.openBlock != SeriesBuffer.NONE) {
-                commit.sealBlock(buffer.prefix, buffer.openBlock);
+                commit.rewriteLeftBlock(buffer.prefix, buffer.openBlock);
             }
             buffer.openBlock = newestBlock;
             buffer.openChunks = 0;
