@@ -7,6 +7,7 @@ import dev.tspipe.model.analysis.KeyLayoutLinter;
 import dev.tspipe.model.keys.DevicePartitioner;
 import dev.tspipe.model.keys.KeyLayout;
 import dev.tspipe.model.keys.SeriesId;
+import dev.tspipe.processor.topology.BatchVerdict;
 import dev.tspipe.processor.topology.ReadingValidator;
 import dev.tspipe.processor.topology.ValidReading;
 
@@ -120,9 +121,11 @@ final class KeyAnalysis {
         this.partitionReadings = new long[settings.partitions()];
     }
 
-    /** Counts one record as the pipeline judged it: a reading and its row key, or a rejection. */
+    /** Counts one record as the pipeline judged it: a reading and its row key, a rejection, or each reading of a batch. */
     void add(ReadingValidator.Verdict verdict) {
-        if (verdict instanceof ReadingValidator.Accepted accepted) {
+        if (verdict instanceof BatchVerdict batch) {
+            batch.readings().forEach(this::add);
+        } else if (verdict instanceof ReadingValidator.Accepted accepted) {
             add(accepted.reading(), accepted.rowKey());
         } else if (verdict instanceof ReadingValidator.Rejected rejection) {
             reject(rejection.reason().code(), rejection.message());

@@ -1,5 +1,6 @@
 package dev.tspipe.bench.e2e;
 
+import dev.tspipe.processor.topology.BatchVerdict;
 import dev.tspipe.processor.topology.PipelineConfig;
 import dev.tspipe.processor.topology.ReadingValidator;
 import dev.tspipe.processor.topology.ReadingDecoder;
@@ -73,11 +74,25 @@ final class CeilingTopology {
 
         @Override
         public void process(Record<byte[], byte[]> record) {
-            if (accept(record.value()) instanceof ReadingValidator.Accepted reading) {
-                accepted++;
+            ReadingValidator.Verdict verdict = accept(record.value());
+            if (verdict != null) {
+                String distributionKey;
+                if (verdict instanceof BatchVerdict batch) {
+                    // A batch is placed once, by its device; its readings are each accepted (or not) as singles are.
+                    distributionKey = batch.distributionKey();
+                    for (ReadingValidator.Verdict reading : batch.readings()) {
+                        if (reading instanceof ReadingValidator.Accepted) {
+                            accepted++;
+                        } else {
+                            rejected++;
+                        }
+                    }
+                } else {
+                    accepted++;
+                    distributionKey = ((ReadingValidator.Accepted) verdict).reading().series().distributionKey();
+                }
                 // tspipe's placement check: is the record keyed by its device?
-                byte[] deviceKey = reading.reading().series().distributionKey().getBytes(StandardCharsets.UTF_8);
-                if (!Arrays.equals(record.key(), deviceKey)) {
+                if (!Arrays.equals(record.key(), distributionKey.getBytes(StandardCharsets.UTF_8))) {
                     misplaced++;
                 }
             } else {
@@ -86,13 +101,13 @@ final class CeilingTopology {
             }
         }
 
-        /** tspipe's verdict on a value it can decode; null for one it rejects before validation (no value, too large, undecodable). */
+        /** tspipe's verdict on a value it accepts (a reading, or a batch); null for one it rejects as a whole. */
         private ReadingValidator.Verdict accept(byte[] value) {
             if (value == null || value.length > config.maxValueBytes()) {
                 return null;
             }
             ReadingValidator.Verdict verdict = decoder.verdict(config.readingsTopic(), value);
-            return verdict instanceof ReadingValidator.Accepted ? verdict : null;
+            return verdict instanceof ReadingValidator.Rejected ? null : verdict;
         }
 
         @Override

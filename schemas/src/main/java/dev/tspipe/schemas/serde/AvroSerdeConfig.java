@@ -44,6 +44,8 @@ public final class AvroSerdeConfig extends AbstractConfig {
     public static final String LATEST_CACHE_TTL_SEC = "latest.cache.ttl.sec";
     public static final String MISSING_ID_CACHE_TTL_SEC = "missing.id.cache.ttl.sec";
     public static final String MISSING_CACHE_SIZE = "missing.cache.size";
+    public static final String KEY_SUBJECT_NAME_STRATEGY = "key.subject.name.strategy";
+    public static final String VALUE_SUBJECT_NAME_STRATEGY = "value.subject.name.strategy";
 
     /** Where the basic-auth credentials come from. */
     public enum CredentialsSource { URL, USER_INFO }
@@ -57,6 +59,14 @@ public final class AvroSerdeConfig extends AbstractConfig {
                             + "When false, the schema must already be registered.")
             .define(USE_LATEST_VERSION, Type.BOOLEAN, false, Importance.MEDIUM,
                     "Serializer: write with the subject's latest registered schema instead of the record's own.")
+            .define(KEY_SUBJECT_NAME_STRATEGY, Type.STRING, Subjects.TOPIC_NAME.className(), Importance.MEDIUM,
+                    "Serializer: the subject keys are registered under: TopicNameStrategy (<topic>-key), RecordNameStrategy "
+                            + "(the record's full name) or TopicRecordNameStrategy (<topic>-<record's full name>); Confluent's "
+                            + "class names are accepted.")
+            .define(VALUE_SUBJECT_NAME_STRATEGY, Type.STRING, Subjects.TOPIC_NAME.className(), Importance.MEDIUM,
+                    "Serializer: the subject values are registered under: TopicNameStrategy (<topic>-value), RecordNameStrategy "
+                            + "or TopicRecordNameStrategy (<topic>-<record's full name>, how tspipe's ReadingBatch shares the "
+                            + "readings topic with Reading); Confluent's class names are accepted.")
             .define(SPECIFIC_AVRO_READER, Type.BOOLEAN, false, Importance.MEDIUM,
                     "Deserializer: return generated (specific) classes instead of GenericRecord.")
             .define(BASIC_AUTH_CREDENTIALS_SOURCE, Type.STRING, CredentialsSource.URL.name(),
@@ -107,6 +117,8 @@ public final class AvroSerdeConfig extends AbstractConfig {
             throw new ConfigException(BASIC_AUTH_USER_INFO, null,
                     "must be set to user:password when " + BASIC_AUTH_CREDENTIALS_SOURCE + " is USER_INFO");
         }
+        subjectNameStrategy(true);
+        subjectNameStrategy(false);
     }
 
     /** Whether {@code key} is one of the serde's settings (Confluent's keys), which a Kafka client does not take. */
@@ -154,6 +166,12 @@ public final class AvroSerdeConfig extends AbstractConfig {
 
     public boolean useLatestVersion() {
         return getBoolean(USE_LATEST_VERSION);
+    }
+
+    /** The subject name strategy of keys ({@code isKey}) or values. */
+    public Subjects subjectNameStrategy(boolean isKey) {
+        String key = isKey ? KEY_SUBJECT_NAME_STRATEGY : VALUE_SUBJECT_NAME_STRATEGY;
+        return Subjects.named(key, getString(key));
     }
 
     public boolean specificAvroReader() {

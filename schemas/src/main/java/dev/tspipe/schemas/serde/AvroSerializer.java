@@ -29,7 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Confluent wire format ({@link WireFormat}): byte for byte what Confluent's
  * {@code KafkaAvroSerializer} writes, so that Confluent's deserializer reads it.
  *
- * <p>The subject is {@code <topic>-value} or {@code <topic>-key} (TopicNameStrategy). The id is
+ * <p>The subject is {@code <topic>-value} or {@code <topic>-key} (TopicNameStrategy, the default), or as
+ * {@code value.subject.name.strategy}/{@code key.subject.name.strategy} say ({@link Subjects}). The id is
  * obtained by registering the schema ({@code auto.register.schemas=true}, the default), by looking
  * it up ({@code false}), or from the subject's latest version ({@code use.latest.version=true}).
  */
@@ -67,7 +68,7 @@ public class AvroSerializer<T> implements Serializer<T> {
             throw new IllegalStateException("AvroSerializer is not configured: call configure() with schema.registry.url");
         }
         Schema schema = schemaOf(data);
-        String subject = Subjects.of(topic, isKey);
+        String subject = config.subjectNameStrategy(isKey).subject(topic, isKey, schema);
         int id;
         Schema writerSchema = schema;
         try {

@@ -1,6 +1,9 @@
 package dev.tspipe.schemas.serde;
 
+import dev.tspipe.schemas.BatchPoint;
+import dev.tspipe.schemas.BatchSeries;
 import dev.tspipe.schemas.Reading;
+import dev.tspipe.schemas.ReadingBatch;
 import dev.tspipe.schemas.registry.MockSchemaRegistry;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -221,5 +224,73 @@ class AvroSerdeTest {
     void aMissingRegistryUrlIsAConfigErrorNamingTheKey() {
         assertThatThrownBy(() -> new AvroSerializer<>().configure(Map.of(), false))
                 .hasMessageContaining("schema.registry.url");
+    }
+
+    @Test
+    void aBatchSharesTheReadingsTopicUnderItsOwnSubjectWithTopicRecordNameStrategy() {
+        ReadingBatch batch = ReadingBatch.newBuilder().setDeviceId("dev-1").setSeries(java.util.List.of(
+                BatchSeries.newBuilder().setMetric("temp").setPoints(java.util.List.of(
+                        new BatchPoint(Instant.ofEpochMilli(1_700_000_000_000L), 21.5),
+                        new BatchPoint(Instant.ofEpochMilli(1_700_000_001_000L), 21.75))).build())).build();
+        Map<String, Object> batches = with(AvroSerdeConfig.VALUE_SUBJECT_NAME_STRATEGY,
+                "io.confluent.kafka.serializers.subject.TopicRecordNameStrategy");
+        AvroSerializer<ReadingBatch> batchSerializer = serializer(batches);
+        AvroSerializer<Reading> readingSerializer = serializer(config);
+
+        byte[] batchBytes = batchSerializer.serialize("readings", batch);
+        byte[] readingBytes = readingSerializer.serialize("readings", reading());
+
+        var client = MockSchemaRegistry.client(scope);
+        assertThat(client.latest("readings-dev.tspipe.schemas.ReadingBatch").id()).isEqualTo(WireFormat.schemaId(batchBytes));
+        assertThat(client.latest("readings-value").id()).isEqualTo(WireFormat.schemaId(readingBytes));
+        AvroDeserializer<Object> generic = deserializer(config);
+        assertThat(((GenericRecord) generic.deserialize("readings", batchBytes)).getSchema().getFullName())
+                .isEqualTo("dev.tspipe.schemas.ReadingBatch");
+        assertThat(((GenericRecord) generic.deserialize("readings", readingBytes)).getSchema().getFullName())
+                .isEqualTo("dev.tspipe.schemas.Reading");
+    }
+
+    @Test
+    void recordNameStrategyNamesTheSubjectByTheRecordAlone() {
+        AvroSerializer<Reading> serializer = serializer(with(AvroSerdeConfig.VALUE_SUBJECT_NAME_STRATEGY, "RecordNameStrategy"));
+        byte[] bytes = serializer.serialize("any-topic", reading());
+        assertThat(MockSchemaRegistry.client(scope).latest("dev.tspipe.schemas.Reading").id()).isEqualTo(WireFormat.schemaId(bytes));
+    }
+
+    @Test
+    void anUnknownSubjectNameStrategyIsRefusedWithTheChoices() {
+        assertThatThrownBy(() -> serializer(with(AvroSerdeConfig.VALUE_SUBJECT_NAME_STRATEGY, "io.example.MyStrategy")))
+                .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+                .hasMessageContaining("value.subject.name.strategy")
+                .hasMessageContaining("TopicRecordNameStrategy");
+    }
+
+    @Test
+    void aRecordStrategyRefusesAPrimitiveWithAReason() {
+        AvroSerializer<String> serializer = serializer(with(AvroSerdeConfig.VALUE_SUBJECT_NAME_STRATEGY, "TopicRecordNameStrategy"));
+        assertThatThrownBy(() -> serializer.serialize("readings", "text"))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("needs a record");
+    }
+
+    @Test
+    void aBatchOfFiveMetricsAtTwentyInstantsTakesFifteenBytesAReadingWhereAReadingTakesFortyFive() {
+        long t0 = Instant.parse("2026-12-07T00:00:00Z").toEpochMilli();
+        java.util.List<BatchSeries> series = new java.util.ArrayList<>();
+        for (int m = 0; m < 5; m++) {
+            java.util.List<BatchPoint> points = new java.util.ArrayList<>();
+            for (int t = 0; t < 20; t++) {
+                points.add(new BatchPoint(Instant.ofEpochMilli(t0 + t * 1_000L), 20.0 + t));
+            }
+            series.add(BatchSeries.newBuilder().setMetric("temperatur" + m).setPoints(points).build());
+        }
+        ReadingBatch batch = ReadingBatch.newBuilder().setDeviceId("device-0001").setSeries(series).build();
+        Reading reading = Reading.newBuilder().setDeviceId("device-0001").setMetric("temperatur0")
+                .setTimestamp(Instant.ofEpochMilli(t0)).setValue(20.0).build();
+
+        // docs/schemas-and-serde.md: 1,495 bytes for the 100 readings, 45 for one Reading
+        assertThat(serializer(with(AvroSerdeConfig.VALUE_SUBJECT_NAME_STRATEGY, "TopicRecordNameStrategy"))
+                .serialize("readings", batch)).hasSize(1_495);
+        assertThat(serializer(config).serialize("readings", reading)).hasSize(45);
     }
 }

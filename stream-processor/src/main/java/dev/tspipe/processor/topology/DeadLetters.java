@@ -17,6 +17,8 @@ import java.util.Optional;
  *   <tr><td>{@code tspipe.error.message}</td><td>what was wrong, for a person</td></tr>
  *   <tr><td>{@code tspipe.error.stage}</td><td>{@code decode}, {@code ingest}, {@code deserialize} or {@code process}</td></tr>
  *   <tr><td>{@code tspipe.source.topic}, {@code .partition}, {@code .offset}</td><td>where the record was read from</td></tr>
+ *   <tr><td>{@code tspipe.batch.index}</td><td>for one reading of a batch: its index in the batch (from 0); the value is
+ *   then that reading alone, a batch of one in the batch's schema</td></tr>
  * </table>
  */
 public final class DeadLetters {
@@ -27,6 +29,8 @@ public final class DeadLetters {
     public static final String SOURCE_TOPIC = "tspipe.source.topic";
     public static final String SOURCE_PARTITION = "tspipe.source.partition";
     public static final String SOURCE_OFFSET = "tspipe.source.offset";
+    /** On the dead letter of one reading of a batch: the reading's index in the batch, from 0. */
+    public static final String BATCH_INDEX = "tspipe.batch.index";
     /** Carried through the repartition topic: the key the record had when it arrived. */
     public static final String SOURCE_KEY = "tspipe.source.key";
 
@@ -44,8 +48,16 @@ public final class DeadLetters {
      * context) writes no source headers.
      */
     public static Headers annotate(Headers headers, RejectReason reason, String message, String stage, Source source) {
+        return annotate(headers, reason, message, stage, source, -1);
+    }
+
+    /** As {@link #annotate(Headers, RejectReason, String, String, Source)}, for reading {@code batchIndex} of a batch (-1: a record). */
+    public static Headers annotate(Headers headers, RejectReason reason, String message, String stage, Source source, int batchIndex) {
         Headers annotated = StreamsInternals.mutableCopy(headers);
-        annotated.remove(REASON).remove(MESSAGE).remove(STAGE);
+        annotated.remove(REASON).remove(MESSAGE).remove(STAGE).remove(BATCH_INDEX);
+        if (batchIndex >= 0) {
+            annotated.add(BATCH_INDEX, utf8(Integer.toString(batchIndex)));
+        }
         annotated.add(REASON, utf8(reason.code()));
         annotated.add(MESSAGE, utf8(String.valueOf(message)));
         annotated.add(STAGE, utf8(stage));

@@ -18,6 +18,9 @@ import java.util.Arrays;
  * or another partition than {@link DevicePartitioner} gives its key) also gets its source
  * coordinates and original key as headers, so that they survive the repartition topic.
  *
+ * <p>A batch of readings ({@link BatchVerdict}) is placed by its device as a whole, and re-routed whole; in its place,
+ * each of its readings is stored or rejected as it would be alone, in the batch's order.
+ *
  * <p>An accepted reading in its place is stored right here, by the {@link IngestStep} of this node, which the series
  * store's tables are connected to; its rejections (expired, future) leave through their own child.
  *
@@ -77,8 +80,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
                     record.timestamp(), headers), children.rejected());
             return;
         }
-        ReadingValidator.Accepted accepted = (ReadingValidator.Accepted) verdict;
-        String distributionKey = accepted.reading().series().distributionKey();
+        String distributionKey = verdict instanceof BatchVerdict batch ? batch.distributionKey()
+                : ((ReadingValidator.Accepted) verdict).reading().series().distributionKey();
         // Most records are keyed by their device already: then the key is the device's bytes, no encoding needed.
         byte[] deviceKey = isUtf8Of(record.key(), distributionKey) ? record.key() : distributionKey.getBytes(StandardCharsets.UTF_8);
         Routed.Placement placement = placement(record.key(), deviceKey, here);
@@ -90,7 +93,33 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
                 return;
             }
         }
-        ingest.ingest(record, accepted);
+        if (verdict instanceof BatchVerdict batch) {
+            ingestBatch(record, batch, here);
+        } else {
+            ingest.ingest(record, (ReadingValidator.Accepted) verdict, null, -1);
+        }
+    }
+
+    /**
+     * Stores each accepted reading of a batch in its place, as it would be alone, and sends each rejected one to the
+     * dead-letter child as its own dead letter: the reading alone as its value, its index in a header.
+     */
+    private void ingestBatch(Record<byte[], byte[]> record, BatchVerdict batch, DeadLetters.Source here) {
+        metrics.batch(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            ReadingValidator.Verdict verdict = batch.reading(i);
+            if (verdict instanceof ReadingValidator.Accepted accepted) {
+                ingest.ingest(record, accepted, batch, i);
+            } else {
+                ReadingValidator.Rejected rejected = (ReadingValidator.Rejected) verdict;
+                byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key(), here);
+                Headers headers = DeadLetters.annotate(record.headers(), rejected.reason(), rejected.message(), STAGE,
+                        DeadLetters.sourceOf(record.headers(), here), i);
+                metrics.deadLetter(rejected.reason());
+                context.forward(new Record<>(originalKey, Routed.rejected(rejected, originalKey, batch.deadLetterValue(i)),
+                        record.timestamp(), headers), children.rejected());
+            }
+        }
     }
 
     /** Whether {@code bytes} are the UTF-8 encoding of {@code text}, without encoding it (ASCII compared in place). */

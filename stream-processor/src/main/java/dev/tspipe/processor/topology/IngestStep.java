@@ -47,21 +47,24 @@ final class IngestStep {
         store.beforeEachFlush(metrics::publish);
     }
 
-    /** Stores {@code accepted}, read as {@code record}, or sends the record to the dead-letter child with its reason. */
-    void ingest(Record<byte[], byte[]> record, ReadingValidator.Accepted accepted) {
+    /**
+     * Stores {@code accepted}, read as {@code record} (alone, or as reading {@code index} of {@code batch}), or sends it
+     * to the dead-letter child with its reason: the record, or for a reading of a batch that reading alone.
+     */
+    void ingest(Record<byte[], byte[]> record, ReadingValidator.Accepted accepted, BatchVerdict batch, int index) {
         ValidReading reading = accepted.reading();
         long timestamp = reading.epochMillis();
         OptionalLong streamTime = store.streamTime();
         if (streamTime.isPresent()) {
             long now = streamTime.getAsLong();
             if (timestamp < now - config.rawRetentionMs()) {
-                reject(record, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
+                reject(record, batch, index, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
                         + " is older than the raw lifecycle (" + Duration.ofMillis(config.rawRetentionMs())
                         + ") before stream time " + Instant.ofEpochMilli(now));
                 return;
             }
             if (timestamp > now + config.futureMarginMs()) {
-                reject(record, RejectReason.FUTURE, "reading at " + Instant.ofEpochMilli(timestamp)
+                reject(record, batch, index, RejectReason.FUTURE, "reading at " + Instant.ofEpochMilli(timestamp)
                         + " is more than " + Duration.ofMillis(config.futureMarginMs()) + " ahead of stream time "
                         + Instant.ofEpochMilli(now));
                 return;
@@ -74,7 +77,7 @@ final class IngestStep {
         }
         switch (store.ingest(rowKey, timestamp, reading.row(), reading.value())) {
             case DUPLICATE -> metrics.duplicate();
-            case SEALED -> reject(record, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
+            case SEALED -> reject(record, batch, index, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
                     + " is before " + Instant.ofEpochMilli(store.sealedBefore().getAsLong())
                     + ", up to which this task's raw readings are sealed into the rollup tables");
             case STORED -> metrics.stored();
@@ -85,12 +88,14 @@ final class IngestStep {
         }
     }
 
-    private void reject(Record<byte[], byte[]> record, RejectReason reason, String message) {
+    private void reject(Record<byte[], byte[]> record, BatchVerdict batch, int index, RejectReason reason, String message) {
         DeadLetters.Source here = DeadLetters.here(context, config.readingsTopic());
-        Headers headers = DeadLetters.annotate(record.headers(), reason, message, STAGE, DeadLetters.sourceOf(record.headers(), here));
+        String said = batch == null ? message : "reading " + index + " of the batch: " + message;
+        Headers headers = DeadLetters.annotate(record.headers(), reason, said, STAGE, DeadLetters.sourceOf(record.headers(), here), index);
         metrics.deadLetter(reason);
         byte[] originalKey = DeadLetters.originalKey(record.headers(), record.key(), here);
-        context.forward(new Record<>(originalKey, Routed.rejected(new ReadingValidator.Rejected(reason, message), originalKey,
-                record.value()), record.timestamp(), headers), rejectedChild);
+        byte[] value = batch == null ? record.value() : batch.deadLetterValue(index);
+        context.forward(new Record<>(originalKey, Routed.rejected(new ReadingValidator.Rejected(reason, said), originalKey,
+                value), record.timestamp(), headers), rejectedChild);
     }
 }

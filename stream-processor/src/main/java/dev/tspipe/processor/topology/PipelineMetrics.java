@@ -23,13 +23,17 @@ import java.util.concurrent.TimeUnit;
  *       commit is prepared</td></tr>
  *   <tr><td>{@code duplicate}, tspipe-id {@code readings}</td><td>readings identical to the stored row: no write</td></tr>
  *   <tr><td>{@code corrected}, tspipe-id {@code readings}</td><td>readings that replaced another value</td></tr>
+ *   <tr><td>{@code batches}, tspipe-id {@code readings}</td><td>records that were batches of readings, counted where
+ *       they are stored (after any re-routing)</td></tr>
+ *   <tr><td>{@code batched}, tspipe-id {@code readings}</td><td>readings that came in those batches, whatever became of
+ *       them</td></tr>
  *   <tr><td>{@code dead-letter}, tspipe-id = the reason code</td><td>records sent to the dead-letter topic, by reason</td></tr>
  *   <tr><td>{@code rerouted}, tspipe-id {@code other-key} or {@code other-partition}</td><td>records re-routed to their
  *       device's partition through the repartition topic: keyed by something else, or keyed right but placed in another
  *       partition than murmur2 gives (librdkafka's default partitioner)</td></tr>
  * </table>
  *
- * <p>The three counts of readings are counted in plain fields and recorded into their sensors once per commit, when
+ * <p>The counts of readings and batches are counted in plain fields and recorded into their sensors once per commit, when
  * the series store prepares it ({@link #publish}): a Kafka sensor recorded per reading (a lock, two windowed stats and
  * the clock) took 5.7% of the stream thread in the end-to-end harness's catch-up (docs/benchmarks.md). Their sensors
  * sum what is recorded (a {@code Rate} of a {@code WindowedSum}, a {@code CumulativeSum}) under the names, group and
@@ -46,10 +50,14 @@ final class PipelineMetrics {
     private final Sensor stored;
     private final Sensor duplicate;
     private final Sensor corrected;
+    private final Sensor batches;
+    private final Sensor batchedReadings;
     /** Counted since the last {@link #publish}; only the stream thread touches them. */
     private long storedCount;
     private long duplicateCount;
     private long correctedCount;
+    private long batchCount;
+    private long batchedReadingCount;
     private final Map<RejectReason, Sensor> deadLetters = new EnumMap<>(RejectReason.class);
     private final Map<Routed.Placement, Sensor> rerouted = new EnumMap<>(Routed.Placement.class);
 
@@ -58,6 +66,8 @@ final class PipelineMetrics {
         this.stored = readingsSensor("stored", "readings written (new or corrected)");
         this.duplicate = readingsSensor("duplicate", "readings identical to the stored row (no write)");
         this.corrected = readingsSensor("corrected", "readings that replaced another value");
+        this.batches = readingsSensor("batches", "records that were batches of readings");
+        this.batchedReadings = readingsSensor("batched", "readings that came in batches (stored, duplicate or dead-lettered)");
     }
 
     /** A sensor of this stream thread that sums the counts recorded into it, as {@code <operation>-rate} and {@code -total}. */
@@ -84,6 +94,12 @@ final class PipelineMetrics {
         correctedCount++;
     }
 
+    /** A batch of {@code readings} readings was decoded in its place. */
+    void batch(int readings) {
+        batchCount++;
+        batchedReadingCount += readings;
+    }
+
     /** Records the counts since the last call into their sensors: called by the series store before each commit. */
     void publish() {
         if (storedCount > 0) {
@@ -97,6 +113,12 @@ final class PipelineMetrics {
         if (correctedCount > 0) {
             corrected.record(correctedCount);
             correctedCount = 0;
+        }
+        if (batchCount > 0) {
+            batches.record(batchCount);
+            batchedReadings.record(batchedReadingCount);
+            batchCount = 0;
+            batchedReadingCount = 0;
         }
     }
 

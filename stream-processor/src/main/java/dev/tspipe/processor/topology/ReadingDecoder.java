@@ -10,6 +10,7 @@ import dev.tspipe.schemas.serde.RegistryUnavailableSerializationException;
 import dev.tspipe.schemas.serde.UnknownSchemaException;
 import dev.tspipe.schemas.serde.WireFormat;
 import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.common.errors.SerializationException;
 
 import java.nio.charset.StandardCharsets;
@@ -32,6 +33,9 @@ import java.util.Objects;
  * which reads any schema by field name and words every rejection. The fast path only ever accepts what
  * the generic path accepts, with the same row key and row bytes (ReadingDecoderTest compares them on
  * random and mutated values).
+ *
+ * <p>A batch of readings ({@code ReadingBatch}: a record with a {@code series} field, {@link BatchValidator}) takes
+ * the generic path and gets a {@link BatchVerdict}, a verdict per reading.
  */
 public final class ReadingDecoder {
 
@@ -40,6 +44,7 @@ public final class ReadingDecoder {
 
     private final AvroDeserializer<Object> deserializer;
     private final ReadingValidator validator;
+    private final BatchValidator batches;
     private final KeyLayout layout;
     /** Per schema id: whether its values have the Reading layout. */
     private final Map<Integer, Boolean> layoutById = new HashMap<>();
@@ -56,6 +61,7 @@ public final class ReadingDecoder {
         this.deserializer = Objects.requireNonNull(deserializer, "deserializer");
         this.layout = Objects.requireNonNull(layout, "layout");
         this.validator = new ReadingValidator(layout);
+        this.batches = new BatchValidator(validator);
     }
 
     private static AvroDeserializer<Object> deserializerFor(PipelineConfig config) {
@@ -68,7 +74,7 @@ public final class ReadingDecoder {
     }
 
     /**
-     * The verdict on a non-null value of {@code topic}.
+     * The verdict on a non-null value of {@code topic}: one reading's, or a {@link BatchVerdict} for a batch.
      *
      * @throws RegistryUnavailableSerializationException while the registry cannot be reached for the value's
      *                                                   schema: not the record's fault, try again
@@ -89,6 +95,9 @@ public final class ReadingDecoder {
             return new ReadingValidator.Rejected(RejectReason.UNKNOWN_SCHEMA, e.getMessage());
         } catch (SerializationException e) {
             return new ReadingValidator.Rejected(RejectReason.UNDECODABLE, e.getMessage());
+        }
+        if (decoded instanceof GenericRecord record && BatchValidator.isBatch(record.getSchema())) {
+            return batches.validate(record, value);
         }
         return validator.validate(decoded);
     }

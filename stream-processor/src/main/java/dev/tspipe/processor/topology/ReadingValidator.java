@@ -23,8 +23,8 @@ import java.util.Objects;
  */
 public final class ReadingValidator {
 
-    /** The verdict on one record. */
-    public sealed interface Verdict permits Accepted, Rejected {
+    /** The verdict on one record: one reading accepted or rejected, or a batch of readings with a verdict each. */
+    public sealed interface Verdict permits Accepted, Rejected, BatchVerdict {
     }
 
     /** A storable reading and its row key. */
@@ -49,21 +49,37 @@ public final class ReadingValidator {
                     + ", not a record with the fields of a reading");
         }
         Schema schema = record.getSchema();
+        String device;
+        String metric;
+        long timestamp;
+        double value;
+        Map<String, String> tags;
+        String tenant;
         try {
-            String device = requiredString(record, "deviceId");
-            String metric = requiredString(record, "metric");
-            long timestamp = requiredLong(record, "timestamp");
-            double value = requiredDouble(record, "value");
-            Map<String, String> tags = tags(record);
-            String tenant = optionalString(record, "tenant");
-            if (Double.isNaN(value) || Double.isInfinite(value)) {
-                return new Rejected(RejectReason.INVALID_VALUE, "value is " + value + "; a reading needs a finite number");
-            }
+            device = requiredString(record, "deviceId");
+            metric = requiredString(record, "metric");
+            timestamp = requiredLong(record, "timestamp");
+            value = requiredDouble(record, "value");
+            tags = tags(record);
+            tenant = optionalString(record, "tenant");
+        } catch (FieldException e) {
+            return new Rejected(RejectReason.INVALID_FIELD, e.getMessage() + " (writer schema " + schema.getFullName() + ")");
+        }
+        return reading(tenant, device, metric, timestamp, value, tags);
+    }
+
+    /**
+     * The verdict on a reading whose fields were read (printable names, of the right types): a finite value, a
+     * timestamp in range, a tenant as the deployment's tenancy demands, a row key within 1,024 bytes.
+     */
+    Verdict reading(String tenant, String device, String metric, long timestamp, double value, Map<String, String> tags) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            return new Rejected(RejectReason.INVALID_VALUE, "value is " + value + "; a reading needs a finite number");
+        }
+        try {
             SeriesId series = new SeriesId(tenant, device, metric);
             byte[] rowKey = RowKey.encode(layout, series, timestamp);
             return new Accepted(new ValidReading(series, timestamp, value, new RawRow(value, tags).toBytes()), rowKey);
-        } catch (FieldException e) {
-            return new Rejected(RejectReason.INVALID_FIELD, e.getMessage() + " (writer schema " + schema.getFullName() + ")");
         } catch (InvalidKeyException e) {
             RejectReason reason = switch (e.reason()) {
                 case KEY_TOO_LONG -> RejectReason.KEY_TOO_LONG;
@@ -74,13 +90,13 @@ public final class ReadingValidator {
         }
     }
 
-    private static final class FieldException extends Exception {
+    static final class FieldException extends Exception {
         FieldException(String message) {
             super(message, null, false, false);
         }
     }
 
-    private static Object field(GenericRecord record, String name, boolean required) throws FieldException {
+    static Object field(GenericRecord record, String name, boolean required) throws FieldException {
         Schema.Field field = record.getSchema().getField(name);
         if (field == null) {
             if (required) {
@@ -96,7 +112,7 @@ public final class ReadingValidator {
         return value;
     }
 
-    private static String requiredString(GenericRecord record, String name) throws FieldException {
+    static String requiredString(GenericRecord record, String name) throws FieldException {
         Object value = field(record, name, true);
         if (!(value instanceof CharSequence text)) {
             throw new FieldException("field '" + name + "' must be a string, not " + value.getClass().getSimpleName());
@@ -112,7 +128,7 @@ public final class ReadingValidator {
      * A name with a control character (U+0000..U+001F, U+007F..U+009F) could be stored but never asked for:
      * the query API addresses series by name in the URL, where Jetty and tspipe refuse control characters.
      */
-    private static String printable(String name, String s) throws FieldException {
+    static String printable(String name, String s) throws FieldException {
         for (int i = 0; i < s.length(); i++) {
             if (Character.isISOControl(s.charAt(i))) {
                 throw new FieldException(String.format("field '%s' holds the control character U+%04X at index %d; "
@@ -122,7 +138,7 @@ public final class ReadingValidator {
         return s;
     }
 
-    private static String optionalString(GenericRecord record, String name) throws FieldException {
+    static String optionalString(GenericRecord record, String name) throws FieldException {
         Object value = field(record, name, false);
         if (value == null) {
             return null;
@@ -133,7 +149,7 @@ public final class ReadingValidator {
         return printable(name, text.toString());
     }
 
-    private static long requiredLong(GenericRecord record, String name) throws FieldException {
+    static long requiredLong(GenericRecord record, String name) throws FieldException {
         Object value = field(record, name, true);
         if (value instanceof Long l) {
             return l;
@@ -147,7 +163,7 @@ public final class ReadingValidator {
         throw new FieldException("field '" + name + "' must be a long (epoch milliseconds), not " + value.getClass().getSimpleName());
     }
 
-    private static double requiredDouble(GenericRecord record, String name) throws FieldException {
+    static double requiredDouble(GenericRecord record, String name) throws FieldException {
         Object value = field(record, name, true);
         if (value instanceof Number number) {
             return number.doubleValue();
@@ -155,7 +171,7 @@ public final class ReadingValidator {
         throw new FieldException("field '" + name + "' must be a number, not " + value.getClass().getSimpleName());
     }
 
-    private static Map<String, String> tags(GenericRecord record) throws FieldException {
+    static Map<String, String> tags(GenericRecord record) throws FieldException {
         Object value = field(record, "tags", false);
         if (value == null) {
             return Map.of();
