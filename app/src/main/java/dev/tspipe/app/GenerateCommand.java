@@ -45,7 +45,9 @@ import java.util.concurrent.TimeUnit;
                 "                                    skewed, late and repeated, as fleets send",
                 "  tspipe generate --devices 10 --metrics 5 --rate 100 \\",
                 "      --start 2026-11-01T00:00:00Z --duration 1h --as-fast-as-possible",
-                "                                    an hour of history, as fast as Kafka takes it"
+                "                                    an hour of history, as fast as Kafka takes it",
+                "  tspipe generate --devices 2000 --metrics 5 --rate 100000 --batch 100",
+                "                                    each device's 5 metrics x 20 instants in one record"
         })
 final class GenerateCommand implements Callable<Integer> {
 
@@ -91,6 +93,9 @@ final class GenerateCommand implements Callable<Integer> {
     String topic;
 
     @Mixin
+    BatchOptions batches;
+
+    @Mixin
     KafkaOptions kafka;
 
     @CommandLine.Spec
@@ -117,7 +122,7 @@ final class GenerateCommand implements Callable<Integer> {
         StatusLine status = new StatusLine(err);
 
         try (ProcessLifecycle lifecycle = new ProcessLifecycle();
-             ReadingProducer producer = kafka.connectedProducer(topic)) {
+             ReadingProducer producer = kafka.connectedProducer(topic, batches.producerSettings())) {
             lifecycle.register("generator", () -> {
                 stopRequested = true;
                 finished.await(30, TimeUnit.SECONDS);

@@ -44,6 +44,8 @@ import java.util.concurrent.Callable;
                 "  tspipe import history.csv",
                 "  tspipe import 2026-*.jsonl --rejects rejects.tsv --threads 4",
                 "  tspipe import export.txt --format csv --topic readings-staging",
+                "  tspipe import history.csv --batch 500",
+                "                                    up to 500 readings of a device per Kafka record",
                 "",
                 "  A CSV file:",
                 "    device,metric,timestamp,value,tags",
@@ -75,6 +77,9 @@ final class ImportCommand implements Callable<Integer> {
     String topic;
 
     @Mixin
+    BatchOptions batches;
+
+    @Mixin
     KafkaOptions kafka;
 
     @CommandLine.Spec
@@ -98,7 +103,7 @@ final class ImportCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new UserError(e.getMessage());
         }
-        try (ReadingProducer producer = kafka.connectedProducer(topic)) {
+        try (ReadingProducer producer = kafka.connectedProducer(topic, batches.producerSettings())) {
             summary = new FileImporter(producer, options).importFiles(files);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage() + "; nothing was imported");

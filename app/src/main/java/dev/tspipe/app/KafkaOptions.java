@@ -51,7 +51,13 @@ final class KafkaOptions {
      * that says what to check otherwise.
      */
     ReadingProducer connectedProducer(String topic) {
+        return connectedProducer(topic, Map.of());
+    }
+
+    /** As {@link #connectedProducer(String)}, with tspipe's own producer settings (batching) on top. */
+    ReadingProducer connectedProducer(String topic, Map<String, Object> producerSettings) {
         Map<String, Object> settings = new HashMap<>(clientSettings());
+        settings.putAll(producerSettings);
         settings.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, schemaRegistryUrl);
         // A command should not hang a minute per reading when the brokers are gone.
         settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);

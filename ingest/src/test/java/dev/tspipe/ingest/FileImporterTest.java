@@ -38,10 +38,11 @@ class FileImporterTest {
 
     @Test
     void aSortedFileIsSentCompletelyButNotInFileOrder() throws IOException {
-        MockProducer<byte[], Reading> mock = new MockProducer<>(true, null, new ByteArraySerializer(), NAMES);
+        MockProducer<byte[], byte[]> mock = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        Serializer<Reading> values = NAMES;
         Path file = sortedFile(5_000);
 
-        ImportSummary summary = new FileImporter(new ReadingProducer(mock, "readings"),
+        ImportSummary summary = new FileImporter(new ReadingProducer(mock, values, (topic, batch) -> { throw new AssertionError("no batches here"); }, "readings", 1, 0),
                 FileImporter.Options.defaults(dir.resolve("rejects.tsv")).withThreads(2)).importFiles(List.of(file));
 
         List<String> sent = mock.history().stream().map(ProducerRecord::key).map(k -> new String(k, StandardCharsets.UTF_8)).toList();
@@ -57,7 +58,8 @@ class FileImporterTest {
 
     @Test
     void lineNumbersStayTheFilesAcrossBlankLinesAndChunks() throws IOException {
-        MockProducer<byte[], Reading> mock = new MockProducer<>(true, null, new ByteArraySerializer(), NAMES);
+        MockProducer<byte[], byte[]> mock = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        Serializer<Reading> values = NAMES;
         Path file = Files.writeString(dir.resolve("gaps.jsonl"), String.join("\n",
                 "",
                 "{\"device\":\"d1\",\"metric\":\"m\",\"timestamp\":1,\"value\":1}",
@@ -67,7 +69,7 @@ class FileImporterTest {
                 "not json"));
         Path rejects = dir.resolve("gaps.rejects.tsv");
 
-        ImportSummary summary = new FileImporter(new ReadingProducer(mock, "readings"),
+        ImportSummary summary = new FileImporter(new ReadingProducer(mock, values, (topic, batch) -> { throw new AssertionError("no batches here"); }, "readings", 1, 0),
                 new FileImporter.Options(FileFormat.AUTO, 2, 2, rejects, false, 1)).importFiles(List.of(file));
 
         assertThat(summary.lines()).isEqualTo(4);
@@ -81,10 +83,11 @@ class FileImporterTest {
         Serializer<Reading> unreachable = (topic, r) -> {
             throw new SerializationException("schema registry unreachable");
         };
-        MockProducer<byte[], Reading> mock = new MockProducer<>(true, null, new ByteArraySerializer(), unreachable);
+        MockProducer<byte[], byte[]> mock = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        Serializer<Reading> values = unreachable;
         Path file = sortedFile(20_000);
 
-        assertThatThrownBy(() -> new FileImporter(new ReadingProducer(mock, "readings"),
+        assertThatThrownBy(() -> new FileImporter(new ReadingProducer(mock, values, (topic, batch) -> { throw new AssertionError("no batches here"); }, "readings", 1, 0),
                 FileImporter.Options.defaults(dir.resolve("rejects.tsv")).withThreads(2)).importFiles(List.of(file)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("none could");
     }

@@ -1,6 +1,8 @@
 package dev.tspipe.ingest;
 
 import dev.tspipe.schemas.Reading;
+import dev.tspipe.schemas.ReadingBatch;
+import dev.tspipe.schemas.serde.AvroDeserializer;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -13,6 +15,8 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,20 +33,30 @@ class ReadingProducerTest {
                 .setTimestamp(AT).setValue(21.5).build();
     }
 
-    private static MockProducer<byte[], Reading> mock(Serializer<Reading> values) {
-        return new MockProducer<>(false, null, new ByteArraySerializer(), values);
+    private static MockProducer<byte[], byte[]> mock() {
+        return new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
-    private static Serializer<Reading> avro() {
-        AvroSerializer<Reading> avro = new AvroSerializer<>();
-        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://reading-producer-test"), false);
+    private static <T> Serializer<T> avro(String strategy) {
+        AvroSerializer<T> avro = new AvroSerializer<>();
+        avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, "mock://reading-producer-test",
+                AvroSerdeConfig.VALUE_SUBJECT_NAME_STRATEGY, strategy), false);
         return avro;
+    }
+
+    private static ReadingProducer producer(MockProducer<byte[], byte[]> mock, Serializer<Reading> readings, int batchReadings,
+                                            long lingerMs) {
+        return new ReadingProducer(mock, readings, avro("TopicRecordNameStrategy"), "readings", batchReadings, lingerMs);
+    }
+
+    private static ReadingProducer producer(MockProducer<byte[], byte[]> mock) {
+        return producer(mock, avro("TopicNameStrategy"), 1, 0);
     }
 
     @Test
     void keyIsTheDeviceOrTenantSlashDeviceAndTheTimestampIsTheReadings() {
-        MockProducer<byte[], Reading> mock = mock(avro());
-        ReadingProducer producer = new ReadingProducer(mock, "readings");
+        MockProducer<byte[], byte[]> mock = mock();
+        ReadingProducer producer = producer(mock);
 
         producer.send(reading(null, "d-1"));
         producer.send(reading("acme", "d-2"));
@@ -54,8 +68,8 @@ class ReadingProducerTest {
 
     @Test
     void aBrokerFailureCompletesTheFutureExceptionallyAndIsCounted() {
-        MockProducer<byte[], Reading> mock = mock(avro());
-        ReadingProducer producer = new ReadingProducer(mock, "readings");
+        MockProducer<byte[], byte[]> mock = mock();
+        ReadingProducer producer = producer(mock);
 
         CompletableFuture<RecordMetadata> ok = producer.send(reading(null, "d-1"));
         CompletableFuture<RecordMetadata> failing = producer.send(reading(null, "d-2"));
@@ -73,7 +87,7 @@ class ReadingProducerTest {
         Serializer<Reading> broken = (topic, data) -> {
             throw new org.apache.kafka.common.errors.SerializationException("registry unreachable");
         };
-        ReadingProducer producer = new ReadingProducer(mock(broken), "readings");
+        ReadingProducer producer = producer(mock(), broken, 1, 0);
 
         CompletableFuture<RecordMetadata> result = producer.send(reading(null, "d-1"));
 
@@ -85,5 +99,90 @@ class ReadingProducerTest {
     void defaultsAreIdempotentAllAcksLz4AndBatched() {
         assertThat(ReadingProducer.defaults()).containsEntry("enable.idempotence", true).containsEntry("acks", "all")
                 .containsEntry("compression.type", "lz4").containsEntry("linger.ms", 10).containsEntry("batch.size", 65536);
+    }
+
+    private static Reading reading(String device, String metric, long second, double value) {
+        return Reading.newBuilder().setDeviceId(device).setMetric(metric)
+                .setTimestamp(AT.plusSeconds(second)).setValue(value).build();
+    }
+
+    private static final AvroDeserializer<Object> DECODER = new AvroDeserializer<>(
+            dev.tspipe.schemas.registry.MockSchemaRegistry.client("reading-producer-test"), Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL,
+            "mock://reading-producer-test", AvroSerdeConfig.SPECIFIC_AVRO_READER, true));
+
+    @Test
+    void batchingSendsEachDevicesReadingsInBatchesInTheirOrderAndFlushSendsTheRest() {
+        MockProducer<byte[], byte[]> mock = mock();
+        ReadingProducer producer = producer(mock, avro("TopicNameStrategy"), 3, 60_000);
+        List<Reading> sent = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            sent.add(reading("d-" + (i % 2), i % 3 == 0 ? "rpm" : "temp", i, i));
+        }
+        List<CompletableFuture<RecordMetadata>> results = sent.stream().map(producer::send).toList();
+        assertThat(mock.history()).as("full batches leave at once").hasSize(2);
+        producer.flush();
+
+        assertThat(mock.history()).extracting(r -> new String(r.key(), StandardCharsets.UTF_8))
+                .containsExactly("d-0", "d-1", "d-0", "d-1");
+        List<Reading> received = new ArrayList<>();
+        for (ProducerRecord<byte[], byte[]> record : mock.history()) {
+            ReadingBatch batch = (ReadingBatch) DECODER.deserialize("readings", record.value());
+            assertThat(record.timestamp()).isEqualTo(ReadingBatches.readingsOf(batch).stream()
+                    .mapToLong(r -> r.getTimestamp().toEpochMilli()).max().orElseThrow());
+            received.addAll(ReadingBatches.readingsOf(batch));
+        }
+        assertThat(received).containsExactlyInAnyOrderElementsOf(sent);
+        for (String device : List.of("d-0", "d-1")) {
+            for (String metric : List.of("rpm", "temp")) {
+                assertThat(received.stream().filter(r -> r.getDeviceId().equals(device) && r.getMetric().equals(metric))
+                        .map(Reading::getTimestamp)).as("a series' readings in their order").isSorted();
+            }
+        }
+        // MockProducer's flush acknowledges every record, as a broker would
+        assertThat(results).allMatch(result -> result.isDone() && !result.isCompletedExceptionally());
+        assertThat(producer.counts()).isEqualTo(new ReadingProducer.Counts(8, 8, 0));
+    }
+
+    @Test
+    void aBatchThatWaitedTheLingerTimeLeavesWithoutAFlush() {
+        MockProducer<byte[], byte[]> mock = mock();
+        ReadingProducer producer = producer(mock, avro("TopicNameStrategy"), 100, 20);
+        producer.send(reading("d-0", "temp", 0, 1.0));
+        producer.send(reading("d-0", "temp", 1, 2.0));
+
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> mock.history().size() == 1);
+        ReadingBatch batch = (ReadingBatch) DECODER.deserialize("readings", mock.history().get(0).value());
+        assertThat(ReadingBatches.size(batch)).isEqualTo(2);
+        producer.close();
+    }
+
+    @Test
+    void aFailedBatchFailsEachOfItsReadingsAndCountsThem() {
+        MockProducer<byte[], byte[]> mock = mock();
+        ReadingProducer producer = producer(mock, avro("TopicNameStrategy"), 2, 60_000);
+        CompletableFuture<RecordMetadata> first = producer.send(reading("d-0", "temp", 0, 1.0));
+        CompletableFuture<RecordMetadata> second = producer.send(reading("d-0", "temp", 1, 2.0));
+        mock.errorNext(new TimeoutException("broker gone"));
+
+        assertThatThrownBy(first::join).hasRootCauseMessage("broker gone");
+        assertThatThrownBy(second::join).hasRootCauseMessage("broker gone");
+        assertThat(producer.counts()).isEqualTo(new ReadingProducer.Counts(2, 0, 2));
+    }
+
+    @Test
+    void sendAllWritesOneBatchPerDeviceAtOnce() {
+        MockProducer<byte[], byte[]> mock = mock();
+        ReadingProducer producer = producer(mock);
+        List<Reading> readings = List.of(reading("d-0", "temp", 0, 1.0), reading("d-1", "temp", 0, 5.0),
+                reading("d-0", "rpm", 0, 900.0), reading("d-0", "temp", 1, 2.0));
+
+        producer.sendAll(readings, 5_000);
+
+        assertThat(mock.history()).extracting(r -> new String(r.key(), StandardCharsets.UTF_8)).containsExactly("d-0", "d-1");
+        ReadingBatch first = (ReadingBatch) DECODER.deserialize("readings", mock.history().get(0).value());
+        assertThat(ReadingBatches.readingsOf(first)).containsExactly(readings.get(0), readings.get(3), readings.get(2));
+        assertThat(dev.tspipe.schemas.registry.MockSchemaRegistry.client("reading-producer-test")
+                .latest("readings-dev.tspipe.schemas.ReadingBatch").id())
+                .isEqualTo(dev.tspipe.schemas.serde.WireFormat.schemaId(mock.history().get(0).value()));
     }
 }

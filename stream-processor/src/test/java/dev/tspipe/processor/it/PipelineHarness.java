@@ -154,10 +154,20 @@ final class PipelineHarness {
 
     /** Every committed dead letter: value bytes and reason. */
     List<Map.Entry<byte[], String>> deadLetters() {
+        List<Map.Entry<byte[], String>> letters = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : deadLetterRecords()) {
+            letters.add(Map.entry(record.value() == null ? new byte[0] : record.value(),
+                    DeadLetters.text(record.headers(), DeadLetters.REASON)));
+        }
+        return letters;
+    }
+
+    /** Every committed dead letter, as the topic holds it. */
+    List<ConsumerRecord<byte[], byte[]>> deadLetterRecords() {
         Map<String, Object> config = kafka.clientConfig();
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        List<Map.Entry<byte[], String>> letters = new ArrayList<>();
+        List<ConsumerRecord<byte[], byte[]>> letters = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             TopicPartition partition = new TopicPartition(dlqTopic(), 0);
             consumer.assign(List.of(partition));
@@ -165,10 +175,7 @@ final class PipelineHarness {
             long end = consumer.endOffsets(List.of(partition)).get(partition);
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (consumer.position(partition) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    letters.add(Map.entry(record.value() == null ? new byte[0] : record.value(),
-                            DeadLetters.text(record.headers(), DeadLetters.REASON)));
-                }
+                consumer.poll(Duration.ofMillis(200)).forEach(letters::add);
             }
         }
         return letters;

@@ -2,8 +2,11 @@ package dev.tspipe.processor.topology;
 
 import dev.tspipe.model.rows.RawRow;
 import dev.tspipe.processor.store.Table;
-import dev.tspipe.schemas.BatchPoint;
-import dev.tspipe.schemas.BatchSeries;
+import dev.tspipe.processor.topology.BatchFixtures.Batch;
+import dev.tspipe.processor.topology.BatchFixtures.Entry;
+import dev.tspipe.processor.topology.BatchFixtures.EntryKind;
+import dev.tspipe.processor.topology.BatchFixtures.Kind;
+import dev.tspipe.processor.topology.BatchFixtures.Point;
 import dev.tspipe.schemas.Reading;
 import dev.tspipe.schemas.ReadingBatch;
 import dev.tspipe.schemas.serde.AvroDeserializer;
@@ -23,8 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -33,10 +34,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Random;
 import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 
 /**
  * Batches of readings ({@code ReadingBatch}) on the test driver: each reading judged as it would be alone, the bad
@@ -45,114 +46,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BatchTopologyTest extends TopologyTestBase {
 
-    private static final long DAY = Duration.ofDays(1).toMillis();
 
     @TempDir
     Path singlesStateDir;
-
-    /** What a generated reading is, and what tspipe must make of it. */
-    enum Kind {
-        GOOD(null), NAN("invalid-value"), INFINITE("invalid-value"), BEFORE_1970("invalid-timestamp"),
-        EXPIRED("expired"), FUTURE("future");
-
-        final String reason;
-
-        Kind(String reason) {
-            this.reason = reason;
-        }
-    }
-
-    /** What a generated series entry is: every point of a bad one is rejected for the entry's fault. */
-    enum EntryKind {
-        GOOD(null), EMPTY_METRIC("invalid-field"), CONTROL_IN_METRIC("invalid-field"), METRIC_TOO_LONG("key-too-long");
-
-        final String reason;
-
-        EntryKind(String reason) {
-            this.reason = reason;
-        }
-    }
-
-    record Point(long timestamp, double value, Kind kind) {
-    }
-
-    record Entry(String metric, Map<String, String> tags, List<Point> points, EntryKind kind) {
-    }
-
-    record Batch(String device, List<Entry> entries) {
-        ReadingBatch toAvro() {
-            List<BatchSeries> series = new ArrayList<>();
-            for (Entry entry : entries) {
-                series.add(BatchSeries.newBuilder().setMetric(entry.metric()).setTags(entry.tags())
-                        .setPoints(entry.points().stream().map(p -> new BatchPoint(Instant.ofEpochMilli(p.timestamp()), p.value())).toList())
-                        .build());
-            }
-            return ReadingBatch.newBuilder().setDeviceId(device).setSeries(series).build();
-        }
-
-        /** The readings in the batch's order, each as it would be sent alone. */
-        List<Reading> alone() {
-            List<Reading> readings = new ArrayList<>();
-            for (Entry entry : entries) {
-                for (Point p : entry.points()) {
-                    readings.add(Reading.newBuilder().setDeviceId(device).setMetric(entry.metric()).setTags(entry.tags())
-                            .setTimestamp(Instant.ofEpochMilli(p.timestamp())).setValue(p.value()).build());
-                }
-            }
-            return readings;
-        }
-    }
-
-    /**
-     * Seeded batches of a few devices: readings within an hour after T0, with duplicates and corrections of earlier
-     * ones, and (when {@code bad}) bad readings and bad series entries of every kind mixed in.
-     */
-    static List<Batch> batches(long seed, int count, boolean bad) {
-        Random random = new Random(seed);
-        List<Batch> batches = new ArrayList<>();
-        List<long[]> sent = new ArrayList<>();
-        for (int b = 0; b < count; b++) {
-            String device = "device-" + random.nextInt(6);
-            List<Entry> entries = new ArrayList<>();
-            int entryCount = 1 + random.nextInt(4);
-            for (int e = 0; e < entryCount; e++) {
-                EntryKind entryKind = bad && random.nextInt(12) == 0 ? EntryKind.values()[1 + random.nextInt(EntryKind.values().length - 1)]
-                        : EntryKind.GOOD;
-                String metric = switch (entryKind) {
-                    case GOOD -> "m" + random.nextInt(4);
-                    case EMPTY_METRIC -> "";
-                    case CONTROL_IN_METRIC -> "m\u0001" + random.nextInt(4);
-                    case METRIC_TOO_LONG -> "m".repeat(1_100);
-                };
-                Map<String, String> tags = random.nextBoolean() ? Map.of() : Map.of("site", "s" + random.nextInt(2), "unit", "C");
-                List<Point> points = new ArrayList<>();
-                int pointCount = random.nextInt(8);
-                for (int p = 0; p < pointCount; p++) {
-                    Kind kind = bad && random.nextInt(8) == 0 ? Kind.values()[1 + random.nextInt(Kind.values().length - 1)] : Kind.GOOD;
-                    long timestamp = T0 + random.nextInt(3_600) * 1_000L;
-                    double value = Math.round(random.nextGaussian() * 1_000) / 10.0;
-                    if (kind == Kind.GOOD && !sent.isEmpty() && random.nextInt(5) == 0) {
-                        // The same series and time as an earlier reading: a duplicate, or a correction
-                        long[] earlier = sent.get(random.nextInt(sent.size()));
-                        timestamp = earlier[0];
-                        value = random.nextBoolean() ? Double.longBitsToDouble(earlier[1]) : value + 1;
-                    }
-                    switch (kind) {
-                        case NAN -> value = Double.NaN;
-                        case INFINITE -> value = Double.NEGATIVE_INFINITY;
-                        case BEFORE_1970 -> timestamp = -1_000 - random.nextInt(1_000);
-                        case EXPIRED -> timestamp = T0 - 8 * DAY - random.nextInt(1_000);
-                        case FUTURE -> timestamp = T0 + 2 * DAY + random.nextInt(1_000);
-                        case GOOD -> sent.add(new long[] {timestamp, Double.doubleToRawLongBits(value)});
-                    }
-                    points.add(new Point(timestamp, value, kind));
-                }
-                entries.add(new Entry(metric, tags, points, entryKind));
-            }
-            batches.add(new Batch(device, entries));
-        }
-        return batches;
-    }
 
     /** Stream time starts at the first reading stored: one at T0 first, so that expired and future mean the same throughout. */
     private static final Reading FIRST = reading("first", "m", T0, 0.0);
@@ -165,24 +61,10 @@ class BatchTopologyTest extends TopologyTestBase {
         return serializer.serialize(config.readingsTopic(), batch.toAvro());
     }
 
-    /**
-     * Why a reading is rejected, checked in the order a single reading's are: its fields, its value, its timestamp's
-     * range, its row key's length (all at decoding), then expired or future (at ingest).
-     */
-    private static String reason(EntryKind entry, Kind point) {
-        if (entry == EntryKind.EMPTY_METRIC || entry == EntryKind.CONTROL_IN_METRIC) {
-            return entry.reason;
-        }
-        if (point == Kind.NAN || point == Kind.INFINITE || point == Kind.BEFORE_1970) {
-            return point.reason;
-        }
-        return entry.reason != null ? entry.reason : point.reason;
-    }
-
     @Test
     void aBatchWithBadReadingsStoresExactlyTheGoodOnesAndDeadLettersEachBadOneWithItsIndex() {
         long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
-        List<Batch> batches = batches(seed, 120, true);
+        List<Batch> batches = BatchFixtures.batches(seed, 120, true, T0);
         String where = "seed " + seed;
         send(FIRST);
 
@@ -196,7 +78,7 @@ class BatchTopologyTest extends TopologyTestBase {
             int index = 0;
             for (Entry entry : batch.entries()) {
                 for (Point p : entry.points()) {
-                    String reason = reason(entry.kind(), p.kind());
+                    String reason = BatchFixtures.reason(entry.kind(), p.kind());
                     if (reason == null) {
                         stored.put(batch.device() + "|" + entry.metric() + "|" + p.timestamp(), new Object[] {p.value(), entry.tags()});
                     } else {
@@ -247,7 +129,7 @@ class BatchTopologyTest extends TopologyTestBase {
     @Test
     void theSameReadingsAloneOrInBatchesGiveByteIdenticalTables() {
         long seed = Long.getLong("tspipe.test.seed", System.nanoTime());
-        List<Batch> batches = batches(seed, 150, true);
+        List<Batch> batches = BatchFixtures.batches(seed, 150, true, T0);
         send(FIRST);
         for (Batch batch : batches) {
             readings.pipeInput(utf8(batch.device()), batchBytes(batch));
@@ -291,7 +173,7 @@ class BatchTopologyTest extends TopologyTestBase {
 
     @Test
     void aBatchThatCannotBeDecodedIsOneDeadLetterWithItsBytes() {
-        byte[] good = batchBytes(batches(1, 1, false).get(0));
+        byte[] good = batchBytes(BatchFixtures.batches(1, 1, false, T0).get(0));
         byte[] truncated = java.util.Arrays.copyOf(good, good.length - 3);
         readings.pipeInput(utf8("device-1"), truncated);
 
