@@ -33,12 +33,15 @@ import java.util.List;
  * @param input         the input's shape: {@code reports} (devices that report all their metrics at one moment,
  *                      each report later by up to {@link #REPORT_JITTER}) or {@code independent} (each reading of a
  *                      device and metric drawn at random)
+ * @param batch         readings of a device per record of the batched input ({@code ReadingBatch}), on a topic of its
+ *                      own next to the single readings: the same readings, so that both catch-ups compare reading for
+ *                      reading (0: no batched input, no batched phases)
  */
 @com.fasterxml.jackson.annotation.JsonAutoDetect(fieldVisibility = com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility.ANY)
 record BenchOptions(long readings, int devices, int metrics, int partitions, int spanHours, int threads, int catchUpTimeoutSeconds, Path out,
                     boolean skipBaseline, int baselineGraceSeconds, boolean skipCeiling, boolean skipQuestDb, boolean skipQueries,
                     boolean skipRestore, List<Integer> queryRates, int querySeconds, int settleSeconds, int ingestRate, boolean profile,
-                    List<String> nodeJvmOptions, String input) {
+                    List<String> nodeJvmOptions, String input, int batch) {
 
     static final String USAGE = """
             java -cp bench/target/benchmarks.jar dev.tspipe.bench.e2e.EndToEndBenchmark [options]
@@ -63,6 +66,8 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
               --settle-seconds S  longest wait for both instances to go idle before the queries (30)
               --ingest-rate R     fresh readings per second written while the queries run; 0: the
                                   instances are idle during the queries (20000)
+              --batch N           readings of a device per record of the batched input, which the
+                                  ceiling and tspipe catch up on too; 0: none (100: 5 metrics x 20)
               --node-jvm-opts S   JVM options of the application processes and of QuestDB's,
                                   space-separated (-Xmx1g)
               --skip-baseline --skip-ceiling --skip-questdb --skip-queries --skip-restore --no-profile
@@ -79,7 +84,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
     static BenchOptions defaults() {
         return new BenchOptions(2_000_000, 2_000, 5, 12, 3, 1, 150, Path.of("bench", "results"), false, 4 * 3600, false, false, false,
                 false, List.of(200, 1_000), 15, 30, 20_000, true, List.of("-Xmx1g"),
-                "reports");
+                "reports", 100);
     }
 
     static BenchOptions parse(String... args) {
@@ -105,6 +110,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
         boolean profile = true;
         List<String> jvm = o.nodeJvmOptions;
         String input = o.input;
+        int batch = o.batch;
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             switch (name) {
@@ -146,6 +152,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
                             }
                             rates = List.copyOf(parsed);
                         }
+                        case "--batch" -> batch = value.equals("0") ? 0 : positiveInt(name, value);
                         case "--node-jvm-opts" -> jvm = value.isBlank() ? List.of() : Arrays.asList(value.trim().split("\\s+"));
                         default -> throw new IllegalArgumentException("unknown option " + name + "\nusage:\n" + USAGE);
                     }
@@ -154,7 +161,7 @@ record BenchOptions(long readings, int devices, int metrics, int partitions, int
         }
         return new BenchOptions(readings, devices, metrics, partitions, spanHours, threads, catchUpTimeoutSeconds, out, skipBaseline,
                 baselineGraceSeconds, skipCeiling, skipQuestDb, skipQueries, skipRestore, rates, querySeconds, settleSeconds, ingestRate,
-                profile, jvm, input);
+                profile, jvm, input, batch);
     }
 
     private static long positiveLong(String name, String value) {

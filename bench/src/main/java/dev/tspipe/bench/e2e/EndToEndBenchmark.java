@@ -47,6 +47,8 @@ import java.util.stream.Stream;
 public final class EndToEndBenchmark {
 
     static final String INPUT_TOPIC = "readings";
+    /** The same readings as batches ({@code --batch}), for the batched phases. */
+    static final String INPUT_TOPIC_BATCHED = "readings-batched";
     static final String DLQ_TOPIC = "readings-dlq";
     private static final List<String> ENDPOINTS = List.of("latest", "readings?limit=100", "rollups?step=1h");
     /** The step that measures the floor of every endpoint: {@code /health}, no store read (see {@link #queries}). */
@@ -99,26 +101,40 @@ public final class EndToEndBenchmark {
              EmbeddedSchemaRegistry registry = EmbeddedSchemaRegistry.builder().bootstrapServers(kafka.bootstrapServers()).start();
              Admin admin = Admin.create(kafka.clientConfig())) {
             kafka.createTopic(INPUT_TOPIC, options.partitions());
+            if (options.batch() > 0) {
+                kafka.createTopic(INPUT_TOPIC_BATCHED, options.partitions());
+            }
             kafka.createTopic(DLQ_TOPIC, 1);
             kafka.createTopic(Topics.DEVICES, 1);
             Context context = new Context(kafka.bootstrapServers(), registry.url(), admin);
 
             InputData input = preload(context);
+            Input singles = new Input(INPUT_TOPIC, input.count(), input.count(), true);
+            Input batches = options.batch() > 0
+                    ? new Input(INPUT_TOPIC_BATCHED, input.batched().values().length, input.count(), false) : null;
             if (!options.skipBaseline()) {
-                result.put("baseline", catchUp(context, "baseline", Duration.ZERO, input));
+                result.put("baseline", catchUp(context, "baseline", Duration.ZERO, input, singles));
                 if (options.baselineGraceSeconds() > 0) {
-                    result.put("baselineWithGrace", catchUp(context, "baseline", Duration.ofSeconds(options.baselineGraceSeconds()), input));
+                    result.put("baselineWithGrace", catchUp(context, "baseline", Duration.ofSeconds(options.baselineGraceSeconds()),
+                            input, singles));
                 }
             }
             if (!options.skipCeiling()) {
-                result.put("ceiling", catchUp(context, "noop", Duration.ZERO, input));
+                result.put("ceiling", catchUp(context, "noop", Duration.ZERO, input, singles));
+                if (batches != null) {
+                    result.put("ceilingBatched", catchUp(context, "noop", Duration.ZERO, input, batches));
+                }
             }
             if (!options.skipQuestDb()) {
                 // Right before tspipe's catch-up, so that the machine's drift moves the ratio of the two the least.
                 result.put("questdb", new QuestDbCatchUp(options.nodeJvmOptions(), options.out().resolve("e2e-" + runId + "-questdb.log"),
                         Duration.ofSeconds(options.catchUpTimeoutSeconds())).run(input.rows(), work.resolve("questdb")));
             }
-            Map<String, Object> tspipe = catchUp(context, "tspipe", Duration.ZERO, input);
+            if (batches != null) {
+                // Next to QuestDB's, which it is compared with; the single readings' catch-up follows.
+                result.put("tspipeBatched", catchUp(context, "tspipe", Duration.ZERO, input, batches));
+            }
+            Map<String, Object> tspipe = catchUp(context, "tspipe", Duration.ZERO, input, singles);
             result.put("tspipe", tspipe);
             result.put("ratios", ratios());
         } finally {
@@ -141,11 +157,24 @@ public final class EndToEndBenchmark {
     private record Context(String bootstrap, String registryUrl, Admin admin) {
     }
 
+    /**
+     * One input topic of the catch-ups: its records and the readings they hold (as many for single readings); only the
+     * {@code full} one gets tspipe's restart, query and restore phases after its catch-up.
+     */
+    private record Input(String topic, long records, long readings, boolean full) {
+
+        /** Readings in {@code records} records of this input (exact once all are committed). */
+        long readingsIn(long records) {
+            return records == this.records ? readings : Math.round(records * (readings / (double) this.records));
+        }
+    }
+
     private InputData preload(Context context) {
         Map<String, Object> limit = new LinkedHashMap<>();
         long generateStart = System.nanoTime();
         InputData input = InputData.generate(Math.toIntExact(options.readings()), options.devices(), options.metrics(),
-                Duration.ofHours(options.spanHours()), options.reportJitter(), context.registryUrl(), !options.skipQuestDb());
+                Duration.ofHours(options.spanHours()), options.reportJitter(), context.registryUrl(), !options.skipQuestDb(),
+                options.batch());
         limit.put("generateSeconds", seconds(System.nanoTime() - generateStart));
         limit.put("meanValueBytes", round(input.valueBytes() / (double) input.count(), 1));
 
@@ -166,28 +195,45 @@ public final class EndToEndBenchmark {
         limit.put("consumeCpuSeconds", seconds(processCpuNanos() - cpu));
         limit.put("consumeLoadAverage", load);
         result.put("limit", limit);
+        if (input.batched() != null) {
+            Map<String, Object> batched = new LinkedHashMap<>();
+            int records = input.batched().values().length;
+            batched.put("readingsPerBatch", input.batched().readingsPerBatch());
+            batched.put("records", records);
+            batched.put("meanValueBytes", round(input.batched().valueBytes() / (double) records, 1));
+            batched.put("meanValueBytesPerReading", round(input.batched().valueBytes() / (double) input.count(), 1));
+            long batchedProduce = input.produceBatched(context.bootstrap(), INPUT_TOPIC_BATCHED);
+            batched.put("produceSeconds", seconds(batchedProduce));
+            batched.put("produceReadingsPerSecond", perSecond(input.count(), batchedProduce));
+            long batchedConsume = InputData.consumeAll(context.bootstrap(), INPUT_TOPIC_BATCHED, records,
+                    Offsets.endOffsets(context.admin(), INPUT_TOPIC_BATCHED));
+            batched.put("consumeSeconds", seconds(batchedConsume));
+            batched.put("consumeReadingsPerSecond", perSecond(input.count(), batchedConsume));
+            result.put("limitBatched", batched);
+        }
         return input;
     }
 
     /** Runs one application from an empty state until it has committed the whole input. */
-    private Map<String, Object> catchUp(Context context, String mode, Duration grace, InputData input) {
+    private Map<String, Object> catchUp(Context context, String mode, Duration grace, InputData input, Input in) {
         Map<String, Object> figures = new LinkedHashMap<>();
-        String name = grace.isZero() ? mode : mode + "-grace-" + grace.toSeconds() + "s";
+        String name = (grace.isZero() ? mode : mode + "-grace-" + grace.toSeconds() + "s") + (in.full() ? "" : "-batched");
         String applicationId = "bench-" + name + "-" + runId;
         Path stateDir = work.resolve(name + "-state");
         boolean tspipe = mode.equals("tspipe");
+        boolean full = tspipe && in.full();
         int httpPort = tspipe ? FreePorts.next() : 0;
-        Path jfr = tspipe && options.profile() ? options.out().resolve("e2e-" + runId + "-tspipe-catch-up.jfr").toAbsolutePath() : null;
+        Path jfr = tspipe && options.profile() ? options.out().resolve("e2e-" + runId + "-" + name + "-catch-up.jfr").toAbsolutePath() : null;
         String load = loadAverage();
         long phaseStart = System.nanoTime();
         NodeProcess node = NodeProcess.start(name, options.nodeJvmOptions(), options.out().resolve("e2e-" + runId + "-" + name + ".log"),
-                mode, context.bootstrap(), context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC,
+                mode, context.bootstrap(), context.registryUrl(), applicationId, stateDir, in.topic(), DLQ_TOPIC,
                 options.threads(), httpPort, jfr, grace);
         try {
             long start = System.nanoTime();
             long nodeCpu = node.cpuNanos();
             long harnessCpu = processCpuNanos();
-            CatchUpMonitor.Progress progress = new CatchUpMonitor(context.admin(), INPUT_TOPIC)
+            CatchUpMonitor.Progress progress = new CatchUpMonitor(context.admin(), in.topic())
                     .awaitCaughtUp(applicationId, Duration.ofSeconds(options.catchUpTimeoutSeconds()));
             long end = progress.nanoTime();
             long nodeCpuUsed = node.cpuNanos() - nodeCpu;
@@ -195,17 +241,24 @@ public final class EndToEndBenchmark {
             figures.put("applicationId", applicationId);
             figures.put("graceSeconds", grace.toSeconds());
             figures.put("caughtUp", progress.complete());
-            figures.put("readingsCommitted", progress.committed());
+            long readings = in.readingsIn(progress.committed());
+            figures.put("input", in.topic());
+            figures.put("readingsCommitted", readings);
+            figures.put("recordsCommitted", progress.committed());
             figures.put("catchUpSeconds", seconds(end - start));
-            figures.put("catchUpReadingsPerSecond", perSecond(progress.committed(), end - start));
+            figures.put("catchUpReadingsPerSecond", perSecond(readings, end - start));
+            figures.put("catchUpRecordsPerSecond", perSecond(progress.committed(), end - start));
             // Start-up (the group's first rebalance, task creation) and the first commit interval are in the catch-up.
             double firstCommit = CatchUpMonitor.secondsToFirstCommit(progress.samples(), start);
             figures.put("secondsToFirstCommit", Double.isNaN(firstCommit) ? null : round(firstCommit, 2));
             // Whether the cost grows with the data: the rate over the input's first and last tenth.
-            figures.put("catchUpFirstTenthReadingsPerSecond", rounded(CatchUpMonitor.rateOfTenth(progress.samples(), progress.total(), 0)));
-            figures.put("catchUpLastTenthReadingsPerSecond", rounded(CatchUpMonitor.rateOfTenth(progress.samples(), progress.total(), 9)));
+            double readingsPerRecord = in.readings() / (double) in.records();
+            figures.put("catchUpFirstTenthReadingsPerSecond",
+                    rounded(readingsPerRecord * CatchUpMonitor.rateOfTenth(progress.samples(), progress.total(), 0)));
+            figures.put("catchUpLastTenthReadingsPerSecond",
+                    rounded(readingsPerRecord * CatchUpMonitor.rateOfTenth(progress.samples(), progress.total(), 9)));
             figures.put("cpuSeconds", seconds(nodeCpuUsed));
-            figures.put("cpuMicrosPerReading", round(nodeCpuUsed / 1_000.0 / Math.max(1, progress.committed()), 2));
+            figures.put("cpuMicrosPerReading", round(nodeCpuUsed / 1_000.0 / Math.max(1, readings), 2));
             figures.put("brokerCpuSeconds", seconds(harnessCpuUsed));
             figures.put("peakRssMiB", round(node.peakRssKb() / 1024.0, 1));
             figures.put("loadAverageBefore", load);
@@ -217,21 +270,21 @@ public final class EndToEndBenchmark {
             }
             figures.put("startToCaughtUpWallSeconds", seconds(end - phaseStart));
             // Before the query phase, whose fresh readings add to the changelogs.
-            figures.put("changelogs", changelogs(context.admin(), applicationId, progress.committed()));
-            if (tspipe) {
+            figures.put("changelogs", changelogs(context.admin(), applicationId, readings));
+            if (full) {
                 // The state of the input alone: the node stopped cleanly (memtables flushed), then started again on it.
                 NodeProcess.Closed stopped = node.stop();
                 node.close();
-                figures.put("stateAfterCatchUp", StateTables.figures(stateDir, progress.committed()));
+                figures.put("stateAfterCatchUp", StateTables.figures(stateDir, readings));
                 long restartStart = System.nanoTime();
                 node = NodeProcess.start(name + "-after-stop", options.nodeJvmOptions(),
                         options.out().resolve("e2e-" + runId + "-" + name + "-after-stop.log"), mode, context.bootstrap(),
-                        context.registryUrl(), applicationId, stateDir, INPUT_TOPIC, DLQ_TOPIC, options.threads(), httpPort, null, grace);
+                        context.registryUrl(), applicationId, stateDir, in.topic(), DLQ_TOPIC, options.threads(), httpPort, null, grace);
                 String[] restored = node.await("STATE RUNNING", Duration.ofMinutes(5)).trim().split(" ");
                 figures.put("restartAfterCleanStop", Map.of("secondsUntilRunning", seconds(System.nanoTime() - restartStart),
                         "changelogRecordsRestored", Long.parseLong(restored[0]), "droppedRecordsBeforeStop", stopped.droppedRecords()));
             }
-            if (tspipe && !options.skipQueries()) {
+            if (full && !options.skipQueries()) {
                 long queriesStart = System.nanoTime();
                 figures.put("queries", queries(context, node, applicationId, httpPort, input));
                 figures.put("queriesWallSeconds", seconds(System.nanoTime() - queriesStart));
@@ -243,14 +296,14 @@ public final class EndToEndBenchmark {
             figures.put("droppedRecords", closed.droppedRecords());
             long bytes = directoryBytes(stateDir);
             // The state holds what was committed until the node stopped: the catch-up, and the query phase's fresh readings.
-            long stored = Offsets.committed(context.admin(), applicationId, INPUT_TOPIC);
+            long stored = in.readingsIn(Offsets.committed(context.admin(), applicationId, in.topic()));
             figures.put("stateBytes", bytes);
             figures.put("readingsInState", stored);
             figures.put("stateBytesPerReading", round(bytes / (double) Math.max(1, stored), 1));
             if (tspipe) {
                 figures.put("stateTables", StateTables.perTable(stateDir, stored));
             }
-            if (tspipe && !options.skipRestore()) {
+            if (full && !options.skipRestore()) {
                 figures.put("restore", new RestorePhase(options, runId, context.bootstrap(), context.registryUrl()).run(applicationId, stateDir));
             }
             return figures;
@@ -435,6 +488,17 @@ public final class EndToEndBenchmark {
         }
         ratios.put("tspipeOverConsumeLimit", round(tspipe / figure("limit", "consumeReadingsPerSecond"), 3));
         ratios.put("tspipeOverProduceLimit", round(tspipe / figure("limit", "produceReadingsPerSecond"), 3));
+        if (result.containsKey("tspipeBatched")) {
+            double batched = figure("tspipeBatched", "catchUpReadingsPerSecond");
+            ratios.put("batchedOverSingle", round(batched / tspipe, 3));
+            if (result.containsKey("ceilingBatched")) {
+                ratios.put("batchedOverBatchedCeiling", round(batched / figure("ceilingBatched", "catchUpReadingsPerSecond"), 3));
+                ratios.put("batchedOverCeiling", round(batched / figure("ceiling", "catchUpReadingsPerSecond"), 3));
+            }
+            if (result.containsKey("questdb")) {
+                ratios.put("batchedOverQuestDb", round(batched / figure("questdb", "rowsPerSecondUntilQueryable"), 3));
+            }
+        }
         return ratios;
     }
 

@@ -1,9 +1,12 @@
 package dev.tspipe.bench.e2e;
 
+import dev.tspipe.ingest.ReadingBatches;
 import dev.tspipe.ingest.ReadingGenerator;
 import dev.tspipe.schemas.Reading;
+import dev.tspipe.schemas.ReadingBatch;
 import dev.tspipe.schemas.serde.AvroSerdeConfig;
 import dev.tspipe.schemas.serde.AvroSerializer;
+import dev.tspipe.schemas.serde.Subjects;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -18,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,15 +45,29 @@ final class InputData {
     private final List<Series> series;
     private final ReadingGenerator.Options generated;
     private final ReadingRows rows;
+    private final Batched batched;
+
+    /** The same readings as batches: one record per {@code readingsPerBatch} readings of a device (fewer at the end). */
+    record Batched(byte[][] keys, byte[][] values, long[] timestamps, int readingsPerBatch) {
+
+        long valueBytes() {
+            long total = 0;
+            for (byte[] value : values) {
+                total += value.length;
+            }
+            return total;
+        }
+    }
 
     private InputData(byte[][] keys, byte[][] values, long[] timestamps, List<Series> series, ReadingGenerator.Options generated,
-                      ReadingRows rows) {
+                      ReadingRows rows, Batched batched) {
         this.keys = keys;
         this.values = values;
         this.timestamps = timestamps;
         this.series = series;
         this.generated = generated;
         this.rows = rows;
+        this.batched = batched;
     }
 
     /**
@@ -57,9 +75,11 @@ final class InputData {
      * With {@code keepRows}, the readings are also kept as {@link #rows()}, for a peer fed from memory.
      *
      * @param reportJitter null: independent readings; otherwise device reports, each later by up to this
+     * @param batch        above 0: the same readings also as batches of this many readings of a device ({@link #batched()}),
+     *                     each device's in their order (a device's batch leaves when it is full; the rest at the end)
      */
     static InputData generate(int count, int devices, int metrics, Duration span, Duration reportJitter, String registryUrl,
-                              boolean keepRows) {
+                              boolean keepRows, int batch) {
         Instant start = Instant.now().minus(span).minus(Duration.ofMinutes(5));
         double rate = count / (double) span.toSeconds();
         ReadingGenerator.Options shape = ReadingGenerator.Options.of(devices, metrics, rate, start);
@@ -70,8 +90,12 @@ final class InputData {
         long[] timestamps = new long[count];
         Set<Series> series = new LinkedHashSet<>();
         ReadingRows rows = keepRows ? new ReadingRows(count) : null;
+        BatchedWriter batches = batch > 0 ? new BatchedWriter(batch, registryUrl) : null;
         for (int i = 0; i < count; i++) {
             Reading reading = generator.next();
+            if (batches != null) {
+                batches.add(reading);
+            }
             if (rows != null) {
                 rows.add(reading);
             }
@@ -81,7 +105,53 @@ final class InputData {
             series.add(new Series(reading.getDeviceId(), reading.getMetric()));
         }
         avro.close();
-        return new InputData(keys, values, timestamps, List.copyOf(series), generator.options(), rows);
+        return new InputData(keys, values, timestamps, List.copyOf(series), generator.options(), rows,
+                batches == null ? null : batches.finish());
+    }
+
+    /** Collects each device's readings into batches of {@code size}, written in the wire format as a producer would. */
+    private static final class BatchedWriter {
+        private final int size;
+        private final AvroSerializer<ReadingBatch> avro;
+        private final Map<String, List<Reading>> pending = new LinkedHashMap<>();
+        private final List<byte[]> keys = new ArrayList<>();
+        private final List<byte[]> values = new ArrayList<>();
+        private final List<Long> timestamps = new ArrayList<>();
+
+        BatchedWriter(int size, String registryUrl) {
+            this.size = size;
+            this.avro = new AvroSerializer<>();
+            avro.configure(Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registryUrl,
+                    AvroSerdeConfig.VALUE_SUBJECT_NAME_STRATEGY, Subjects.TOPIC_RECORD_NAME.className()), false);
+        }
+
+        void add(Reading reading) {
+            List<Reading> device = pending.computeIfAbsent(reading.getDeviceId(), d -> new ArrayList<>(size));
+            device.add(reading);
+            if (device.size() == size) {
+                write(pending.remove(reading.getDeviceId()));
+            }
+        }
+
+        private void write(List<Reading> readings) {
+            ReadingBatch batch = ReadingBatches.of(readings);
+            keys.add(batch.getDeviceId().getBytes(StandardCharsets.UTF_8));
+            values.add(avro.serialize(EndToEndBenchmark.INPUT_TOPIC_BATCHED, batch));
+            timestamps.add(readings.stream().mapToLong(r -> r.getTimestamp().toEpochMilli()).max().orElseThrow());
+        }
+
+        Batched finish() {
+            pending.values().forEach(this::write);
+            pending.clear();
+            avro.close();
+            return new Batched(keys.toArray(byte[][]::new), values.toArray(byte[][]::new),
+                    timestamps.stream().mapToLong(Long::longValue).toArray(), size);
+        }
+    }
+
+    /** The same readings as batches; null when the input was generated without. */
+    Batched batched() {
+        return batched;
     }
 
     /** The readings themselves, in input order: the same devices, metrics, timestamps, values and tags as the topic's. */
@@ -143,6 +213,15 @@ final class InputData {
 
     /** Writes every reading (record timestamp = reading time); returns the elapsed nanoseconds until all are acknowledged. */
     long produce(String bootstrap, String topic) {
+        return produce(bootstrap, topic, keys, values, timestamps);
+    }
+
+    /** Writes every batch of {@link #batched()} (record timestamp = its latest reading's); returns the elapsed nanoseconds. */
+    long produceBatched(String bootstrap, String topic) {
+        return produce(bootstrap, topic, batched.keys(), batched.values(), batched.timestamps());
+    }
+
+    private static long produce(String bootstrap, String topic, byte[][] keys, byte[][] values, long[] timestamps) {
         AtomicReference<Exception> failure = new AtomicReference<>();
         long start = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(bootstrap), new ByteArraySerializer(),

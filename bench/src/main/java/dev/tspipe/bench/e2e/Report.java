@@ -7,7 +7,8 @@ import java.util.Map;
 final class Report {
 
     /** The applications' sections of the result, in the order they run. */
-    private static final List<String> APPLICATIONS = List.of("baseline", "baselineWithGrace", "ceiling", "tspipe");
+    private static final List<String> APPLICATIONS = List.of("baseline", "baselineWithGrace", "ceiling", "ceilingBatched",
+            "tspipeBatched", "tspipe");
 
     private Report() {
     }
@@ -29,12 +30,22 @@ final class Report {
                 "(" + limit.get("produceCpuSeconds") + " incl. broker)", "", "", "", "", "", "", limit.get("produceLoadAverage")));
         md.append(row("limit: plain consumer", limit.get("consumeReadingsPerSecond"), limit.get("consumeSeconds"),
                 "(" + limit.get("consumeCpuSeconds") + " incl. broker)", "", "", "", "", "", "", limit.get("consumeLoadAverage")));
+        Map<String, Object> batched = (Map<String, Object>) result.get("limitBatched");
+        if (batched != null) {
+            md.append(row("limit: plain producer, batched input (" + batched.get("records") + " records of up to "
+                    + batched.get("readingsPerBatch") + " readings, " + batched.get("meanValueBytesPerReading") + " value bytes/reading)",
+                    batched.get("produceReadingsPerSecond"), batched.get("produceSeconds"), "", "", "", "", "", "", "", ""));
+            md.append(row("limit: plain consumer, batched input", batched.get("consumeReadingsPerSecond"), batched.get("consumeSeconds"),
+                    "", "", "", "", "", "", "", ""));
+        }
         for (String app : APPLICATIONS) {
             Map<String, Object> f = (Map<String, Object>) result.get(app);
             if (f != null) {
                 String label = switch (app) {
                     case "baselineWithGrace" -> "baseline, grace " + f.get("graceSeconds") + " s";
                     case "ceiling" -> "ceiling (decode + validate, nothing stored)";
+                    case "ceilingBatched" -> "ceiling, batched input (" + f.get("catchUpRecordsPerSecond") + " records/s)";
+                    case "tspipeBatched" -> "tspipe, batched input (" + f.get("catchUpRecordsPerSecond") + " records/s)";
                     default -> app;
                 };
                 String state = Boolean.TRUE.equals(f.get("caughtUp")) ? "" : ", NOT caught up: " + f.get("readingsCommitted") + " committed in the time limit";

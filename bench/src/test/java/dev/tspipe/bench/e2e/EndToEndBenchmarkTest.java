@@ -72,6 +72,18 @@ class EndToEndBenchmarkTest {
         assertThat(result.at("/ceiling/changelogs/records").asLong()).isZero();
         assertThat(result.at("/ratios/tspipeOverCeiling").asDouble()).isPositive();
 
+        // The batched input holds the same readings in fewer records; the ceiling and tspipe catch up on all of them.
+        assertThat(result.at("/limitBatched/records").asLong()).isPositive().isLessThan(READINGS);
+        for (String phase : List.of("/ceilingBatched", "/tspipeBatched")) {
+            assertThat(result.at(phase + "/caughtUp").asBoolean()).as(phase).isTrue();
+            assertThat(result.at(phase + "/readingsCommitted").asLong()).as(phase).isEqualTo(READINGS);
+            assertThat(result.at(phase + "/recordsCommitted").asLong()).as(phase).isEqualTo(result.at("/limitBatched/records").asLong());
+            assertThat(result.at(phase + "/catchUpReadingsPerSecond").asDouble()).as(phase).isPositive();
+        }
+        assertThat(result.at("/tspipeBatched/readingsInState").asLong()).isEqualTo(READINGS);
+        assertThat(List.of("/ratios/batchedOverSingle", "/ratios/batchedOverBatchedCeiling", "/ratios/batchedOverQuestDb"))
+                .allSatisfy(pointer -> assertThat(result.at(pointer).isNumber()).as(pointer).isTrue());
+
         // QuestDB was given every reading, and a count over HTTP saw each as a row of its own (this input has no two
         // readings of a series in one millisecond): its WAL applied, nothing suspended, the table on disk.
         JsonNode questdb = result.at("/questdb");
@@ -132,7 +144,7 @@ class EndToEndBenchmarkTest {
         assertThat(result.at("/tspipe/readingsInState").asLong()).isEqualTo(READINGS + ingest.path("acknowledged").asLong());
 
         assertThat(Report.markdown(new ObjectMapper().readValue(file.toFile(), java.util.Map.class)))
-                .contains("tspipe catch-up", "baseline catch-up", "ceiling", "QuestDB until queryable", "tspipeOverQuestDb", "tspipe restore",
+                .contains("tspipe catch-up", "tspipe, batched input", "ceiling, batched input", "baseline catch-up", "ceiling", "QuestDB until queryable", "tspipeOverQuestDb", "tspipe restore",
                         "changelog topic",
                         "Queries under ingest", "ingest readings/s");
     }

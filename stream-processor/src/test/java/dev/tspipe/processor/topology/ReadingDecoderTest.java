@@ -312,4 +312,102 @@ class ReadingDecoderTest {
         return serializer.serialize(TOPIC, value);
     }
 
+    /** A batch schema of another producer, the same layout under other names: the fast path reads it too. */
+    private static final Schema SAME_BATCH_LAYOUT = new Schema.Parser().parse("""
+            {"type": "record", "name": "Telemetry", "namespace": "com.example", "fields": [
+              {"name": "deviceId", "type": "string"}, {"name": "tenant", "type": ["null", "string"]},
+              {"name": "series", "type": {"type": "array", "items": {"type": "record", "name": "Channel", "fields": [
+                {"name": "metric", "type": "string"}, {"name": "tags", "type": {"type": "map", "values": "string"}},
+                {"name": "points", "type": {"type": "array", "items": {"type": "record", "name": "Sample", "fields": [
+                  {"name": "timestamp", "type": "long"}, {"name": "value", "type": "double"}]}}}]}}}]}""");
+
+    @Test
+    void theBatchFastPathAcceptsOnlyWhatTheGenericPathAcceptsReadingByReading() {
+        long seed = Long.getLong("tspipe.seed", System.nanoTime());
+        Random random = new Random(seed);
+        BatchReader fast = new BatchReader();
+        int plain = 0;
+        int fastAccepted = 0;
+        int cases = 5_000;
+        for (int i = 0; i < cases; i++) {
+            Schema schema = random.nextBoolean() ? dev.tspipe.schemas.ReadingBatch.getClassSchema() : SAME_BATCH_LAYOUT;
+            boolean clean = true;
+            String device = text(random);
+            String tenant = random.nextInt(6) == 0 ? text(random) : null;
+            clean &= isPlain(device) && tenant == null;
+            Schema entrySchema = schema.getField("series").schema().getElementType();
+            Schema pointSchema = entrySchema.getField("points").schema().getElementType();
+            java.util.List<GenericRecord> entries = new java.util.ArrayList<>();
+            int entryCount = random.nextInt(4);
+            for (int e = 0; e < entryCount; e++) {
+                String metric = text(random);
+                Map<String, String> tags = new LinkedHashMap<>();
+                for (int t = random.nextInt(3); t > 0; t--) {
+                    tags.put(text(random), text(random));
+                }
+                clean &= isPlain(metric) && tags.keySet().stream().allMatch(ReadingDecoderTest::isPlain)
+                        && tags.values().stream().allMatch(ReadingDecoderTest::isPlain);
+                java.util.List<GenericRecord> points = new java.util.ArrayList<>();
+                for (int p = random.nextInt(6); p > 0; p--) {
+                    int kind = random.nextInt(40);
+                    long timestamp = kind == 0 ? -1 - random.nextInt(1_000) : 1_700_000_000_000L + random.nextInt(1_000_000_000);
+                    double value = kind == 1 ? Double.NaN : kind == 2 ? Double.NEGATIVE_INFINITY : random.nextGaussian() * 100;
+                    clean &= kind > 2;
+                    GenericRecord point = new GenericData.Record(pointSchema);
+                    point.put("timestamp", timestamp);
+                    point.put("value", value);
+                    points.add(point);
+                }
+                GenericRecord entry = new GenericData.Record(entrySchema);
+                entry.put("metric", metric);
+                entry.put("tags", tags);
+                entry.put("points", points);
+                entries.add(entry);
+            }
+            GenericRecord batch = new GenericData.Record(schema);
+            batch.put("deviceId", device);
+            batch.put("tenant", tenant);
+            batch.put("series", entries);
+            byte[] bytes = serializer.serialize(TOPIC + "-" + schema.getName(), batch);
+            int mutation = random.nextInt(8);
+            byte[] value = switch (mutation) {
+                case 0 -> mutate(bytes, random);
+                case 1 -> Arrays.copyOf(bytes, truncatedLength(random, bytes.length));
+                default -> bytes;
+            };
+            clean &= mutation > 1;
+            String where = "seed " + seed + ", case " + i + ", value " + Arrays.toString(value);
+
+            ReadingValidator.Verdict generic = decoder.generic(TOPIC, value);
+            ReadingValidator.Verdict verdict = decoder.verdict(TOPIC, value);
+            assertSameBatch(verdict, generic, where);
+            BatchVerdict quick = fast.read(value, layout, index -> null);
+            if (clean) {
+                plain++;
+                assertThat(quick).as("fast path of a plain batch, %s", where).isNotNull();
+            }
+            if (quick != null) {
+                fastAccepted++;
+                assertThat(generic).as(where).isInstanceOf(BatchVerdict.class);
+                assertThat(((BatchVerdict) generic).readings()).as(where).allMatch(r -> r instanceof ReadingValidator.Accepted);
+                assertSameBatch(quick, generic, where);
+            }
+        }
+        assertThat(plain).as("seed %d: plain batches", seed).isGreaterThan(cases / 20);
+        assertThat(fastAccepted).as("seed %d: batches the fast path took", seed).isLessThan(cases);
+    }
+
+    private static void assertSameBatch(ReadingValidator.Verdict actual, ReadingValidator.Verdict expected, String where) {
+        assertThat(actual.getClass()).as(where).isEqualTo(expected.getClass());
+        if (!(expected instanceof BatchVerdict batch)) {
+            assertSame(actual, expected, where);
+            return;
+        }
+        BatchVerdict other = (BatchVerdict) actual;
+        assertThat(other.distributionKey()).as(where).isEqualTo(batch.distributionKey());
+        assertThat(other.size()).as(where).isEqualTo(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            assertSame(other.reading(i), batch.reading(i), where + ", reading " + i);
+        }
+    }
 }
