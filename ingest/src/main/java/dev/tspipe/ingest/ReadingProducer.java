@@ -72,6 +72,8 @@ public final class ReadingProducer implements AutoCloseable {
     /** Setting: the longest a reading waits for its batch to fill, in milliseconds (default 100). */
     public static final String BATCH_LINGER_MS = "tspipe.batch.linger.ms";
     private static final long DEFAULT_LINGER_MS = 100;
+    /** The largest batch value {@link #sendAll} writes, in bytes: half of the broker's and tspipe's 1 MiB record limits. */
+    public static final int MAX_BATCH_BYTES = 512 * 1024;
 
     private final Producer<byte[], byte[]> producer;
     private final Serializer<Reading> readings;
@@ -243,16 +245,40 @@ public final class ReadingProducer implements AutoCloseable {
     }
 
     /**
-     * Sends {@code readings} at once, one batch per device (as many as {@value #BATCH_READINGS} allows, at least all
-     * of a device's), without waiting for more: what an HTTP write of many readings does. The future completes when
-     * every record is acknowledged, or exceptionally with the first failure.
+     * Sends {@code readings} at once, one batch per device, without waiting for more: what an HTTP write of many
+     * readings does. A device's batch over {@value #MAX_BATCH_BYTES} bytes is sent in halves until each is under it (the
+     * broker's and tspipe's record size limits are 1 MiB). The future completes when every record is acknowledged, or
+     * exceptionally with the first failure; the counts count each reading.
      */
-    public CompletableFuture<Void> sendAll(List<Reading> readings, int maxReadingsPerBatch) {
+    public CompletableFuture<Void> sendAll(List<Reading> readings) {
         List<CompletableFuture<RecordMetadata>> results = new ArrayList<>();
-        for (ReadingBatch batch : ReadingBatches.byDevice(readings, maxReadingsPerBatch)) {
-            results.add(send(batch));
+        sent.addAndGet(readings.size());
+        for (ReadingBatch device : ReadingBatches.byDevice(readings, Integer.MAX_VALUE)) {
+            sendWithin(ReadingBatches.readingsOf(device), results);
         }
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new));
+    }
+
+    /** Sends {@code of} (one device's) as one batch, or in halves while a batch of them is over {@link #MAX_BATCH_BYTES}. */
+    private void sendWithin(List<Reading> of, List<CompletableFuture<RecordMetadata>> results) {
+        CompletableFuture<RecordMetadata> result = new CompletableFuture<>();
+        byte[] value;
+        ReadingBatch batch;
+        try {
+            batch = ReadingBatches.of(of);
+            value = batches.serialize(topic, batch);
+        } catch (RuntimeException e) {
+            fail(of, e, List.of(result));
+            results.add(result);
+            return;
+        }
+        if (value.length > MAX_BATCH_BYTES && of.size() > 1) {
+            sendWithin(of.subList(0, of.size() / 2), results);
+            sendWithin(of.subList(of.size() / 2, of.size()), results);
+            return;
+        }
+        results.add(result);
+        write(ReadingBatches.latestMillis(batch), DistributionKey.of(batch.getTenant(), batch.getDeviceId()), value, of, List.of(result));
     }
 
     private void sendPending(Pending device) {

@@ -176,7 +176,7 @@ class ReadingProducerTest {
         List<Reading> readings = List.of(reading("d-0", "temp", 0, 1.0), reading("d-1", "temp", 0, 5.0),
                 reading("d-0", "rpm", 0, 900.0), reading("d-0", "temp", 1, 2.0));
 
-        producer.sendAll(readings, 5_000);
+        producer.sendAll(readings);
 
         assertThat(mock.history()).extracting(r -> new String(r.key(), StandardCharsets.UTF_8)).containsExactly("d-0", "d-1");
         ReadingBatch first = (ReadingBatch) DECODER.deserialize("readings", mock.history().get(0).value());
@@ -184,5 +184,27 @@ class ReadingProducerTest {
         assertThat(dev.tspipe.schemas.registry.MockSchemaRegistry.client("reading-producer-test")
                 .latest("readings-dev.tspipe.schemas.ReadingBatch").id())
                 .isEqualTo(dev.tspipe.schemas.serde.WireFormat.schemaId(mock.history().get(0).value()));
+    }
+
+    @Test
+    void sendAllSplitsADevicesBatchThatWouldBeOverTheRecordLimitInOrder() {
+        MockProducer<byte[], byte[]> mock = mock();
+        ReadingProducer producer = producer(mock);
+        List<Reading> readings = new ArrayList<>();
+        // Every reading its own metric with long tags: about 300 bytes each, 3,000 of them about 900 KB in one batch.
+        for (int i = 0; i < 3_000; i++) {
+            readings.add(Reading.newBuilder().setDeviceId("d-0").setMetric("metric-" + i).setTimestamp(AT.plusSeconds(i))
+                    .setTags(Map.of("description", "x".repeat(250))).setValue(i).build());
+        }
+
+        producer.sendAll(readings);
+
+        assertThat(mock.history()).hasSizeGreaterThan(1).allSatisfy(record ->
+                assertThat(record.value().length).isLessThanOrEqualTo(ReadingProducer.MAX_BATCH_BYTES));
+        List<Reading> received = new ArrayList<>();
+        mock.history().forEach(record -> received.addAll(ReadingBatches.readingsOf((ReadingBatch) DECODER.deserialize("readings",
+                record.value()))));
+        assertThat(received).containsExactlyElementsOf(readings);
+        assertThat(producer.counts().sent()).isEqualTo(3_000);
     }
 }

@@ -10,7 +10,6 @@ import dev.tspipe.schemas.Reading;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
-import org.apache.kafka.clients.producer.RecordMetadata;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -20,7 +19,6 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -129,12 +127,9 @@ public final class HttpWrites {
         }
     }
 
+    /** Writes the request's readings as one batch per device (docs/ingest.md, "Batches") and waits for Kafka's acks. */
     private void produce(List<Reading> readings) {
-        List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>(readings.size());
-        for (Reading reading : readings) {
-            sent.add(producer.send(reading));
-        }
-        await(sent);
+        await(producer.sendAll(readings));
     }
 
     private static String text(byte[] body, String contentEncoding) {
@@ -160,9 +155,9 @@ public final class HttpWrites {
         }
     }
 
-    private static void await(List<CompletableFuture<RecordMetadata>> sent) {
+    private static void await(CompletableFuture<Void> sent) {
         try {
-            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            sent.get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException c && c.getCause() != null
                     ? c.getCause() : e.getCause();
