@@ -66,17 +66,22 @@ public final class ReadingBatches {
         if (maxReadings < 1) {
             throw new IllegalArgumentException("a batch holds at least one reading, not " + maxReadings);
         }
-        Map<String, List<Reading>> byDevice = new LinkedHashMap<>();
-        for (Reading reading : readings) {
-            byDevice.computeIfAbsent(key(reading), k -> new ArrayList<>()).add(reading);
-        }
         List<ReadingBatch> batches = new ArrayList<>();
-        for (List<Reading> device : byDevice.values()) {
+        for (List<Reading> device : groupByDevice(readings)) {
             for (int from = 0; from < device.size(); from += maxReadings) {
                 batches.add(of(device.subList(from, Math.min(device.size(), from + maxReadings))));
             }
         }
         return batches;
+    }
+
+    /** {@code readings} grouped by device (and tenant), in the order devices first appear, each device's in their order. */
+    static List<List<Reading>> groupByDevice(List<Reading> readings) {
+        Map<String, List<Reading>> byDevice = new LinkedHashMap<>();
+        for (Reading reading : readings) {
+            byDevice.computeIfAbsent(key(reading), k -> new ArrayList<>()).add(reading);
+        }
+        return new ArrayList<>(byDevice.values());
     }
 
     /** The readings of {@code batch} in its order, each as it would be sent alone. */

@@ -253,8 +253,8 @@ public final class ReadingProducer implements AutoCloseable {
     public CompletableFuture<Void> sendAll(List<Reading> readings) {
         List<CompletableFuture<RecordMetadata>> results = new ArrayList<>();
         sent.addAndGet(readings.size());
-        for (ReadingBatch device : ReadingBatches.byDevice(readings, Integer.MAX_VALUE)) {
-            sendWithin(ReadingBatches.readingsOf(device), results);
+        for (List<Reading> device : ReadingBatches.groupByDevice(readings)) {
+            sendWithin(device, results);
         }
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new));
     }
