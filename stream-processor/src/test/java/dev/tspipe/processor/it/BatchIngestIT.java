@@ -87,7 +87,7 @@ class BatchIngestIT {
                         readings.serialize(harness.readingsTopic(), first))).get();
                 expected.put(new GeneratedData.Point(SeriesId.of(first.getDeviceId(), "first"), T0), (double) d);
             }
-            awaitRows(harness, streams, expected);
+            PipelineHarness.awaitRows(streams, harness::rawRows, expected);
             for (int b = 0; b < batches.size(); b++) {
                 BatchFixtures.Batch batch = batches.get(b);
                 // Two devices send through a gateway that keys by itself: their batches are re-routed whole to the
@@ -113,7 +113,7 @@ class BatchIngestIT {
             }
             assertThat(expectedLetters).as("seed " + seed + ": bad readings mixed in").hasSizeGreaterThan(20);
 
-            Map<GeneratedData.Point, Double> stored = awaitRows(harness, streams, expected);
+            Map<GeneratedData.Point, Double> stored = PipelineHarness.awaitRows(streams, harness::rawRows, expected);
             Map<GeneratedData.Point, String> wrong = new HashMap<>();
             expected.forEach((point, value) -> {
                 if (!value.equals(stored.get(point))) {
@@ -141,23 +141,6 @@ class BatchIngestIT {
             assertThat(letters).as("seed " + seed + ": one committed dead letter per bad reading")
                     .containsExactlyInAnyOrderElementsOf(expectedLetters);
         }
-    }
-
-    /** The raw rows once they are {@code expected} (or after 3 minutes, whatever they are then). */
-    private static Map<GeneratedData.Point, Double> awaitRows(PipelineHarness harness, KafkaStreams streams,
-                                                             Map<GeneratedData.Point, Double> expected) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        Map<GeneratedData.Point, Double> stored = Map.of();
-        while (System.nanoTime() < deadline) {
-            if (streams.state() == KafkaStreams.State.RUNNING) {
-                stored = harness.rawRows(streams);
-                if (stored.equals(expected)) {
-                    return stored;
-                }
-            }
-            Thread.sleep(200);
-        }
-        return stored;
     }
 
     private static AvroSerializer<Object> serializer(String strategy) {

@@ -180,4 +180,28 @@ final class PipelineHarness {
         }
         return letters;
     }
+
+    /**
+     * What {@code read} gives once it is {@code expected}, polled every 200 ms while the instance runs (a store between
+     * owners is asked again), or after 3 minutes whatever it gives then: for the caller to assert on.
+     */
+    static <T> Map<GeneratedData.Point, T> awaitRows(KafkaStreams streams, java.util.function.Function<KafkaStreams,
+            Map<GeneratedData.Point, T>> read, Map<GeneratedData.Point, T> expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        Map<GeneratedData.Point, T> stored = Map.of();
+        while (System.nanoTime() < deadline) {
+            if (streams.state() == KafkaStreams.State.RUNNING) {
+                try {
+                    stored = read.apply(streams);
+                    if (stored.equals(expected)) {
+                        return stored;
+                    }
+                } catch (org.apache.kafka.streams.errors.InvalidStateStoreException rebalancing) {
+                    // The store is between owners for a moment: ask again.
+                }
+            }
+            Thread.sleep(200);
+        }
+        return stored;
+    }
 }

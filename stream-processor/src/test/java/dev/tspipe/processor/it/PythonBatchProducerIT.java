@@ -25,7 +25,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.junit.jupiter.api.AfterAll;
@@ -132,7 +131,7 @@ class PythonBatchProducerIT {
                         readings.serialize(harness.readingsTopic(), first))).get();
                 expected.put(new GeneratedData.Point(SeriesId.of(first.getDeviceId(), "first"), T0), new RawRow(d, Map.of()));
             }
-            assertThat(awaitRows(harness, streams, expected)).as("the first reading of each device").isEqualTo(expected);
+            assertThat(PipelineHarness.awaitRows(streams, s -> rawRows(harness, s), expected)).as("the first reading of each device").isEqualTo(expected);
 
             ProcessRun run = run(List.of(python, script.toString(), KAFKA.broker().bootstrapServers(), registry.url(),
                     harness.readingsTopic(), String.valueOf(seed), String.valueOf(BATCHES)), Duration.ofMinutes(3));
@@ -163,7 +162,7 @@ class PythonBatchProducerIT {
             assertThat(lines).as("seed %d: readings sent", seed).hasSizeGreaterThan(BATCHES);
             assertThat(repeated).as("seed %d: duplicates and corrections among them", seed).isGreaterThan(10);
 
-            Map<GeneratedData.Point, RawRow> stored = awaitRows(harness, streams, expected);
+            Map<GeneratedData.Point, RawRow> stored = PipelineHarness.awaitRows(streams, s -> rawRows(harness, s), expected);
             Map<GeneratedData.Point, String> wrong = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
             expected.forEach((point, row) -> {
                 if (!row.equals(stored.get(point))) {
@@ -190,27 +189,6 @@ class PythonBatchProducerIT {
         JsonNode latest = JSON.readTree(registryGet("/subjects/" + subject + "/versions/latest"));
         Schema file = new Schema.Parser().parse(Path.of("..", "schemas", "src", "main", "avro", "ReadingBatch.avsc").toFile());
         assertThat(new Schema.Parser().parse(latest.get("schema").asText()).toString()).isEqualTo(file.toString());
-    }
-
-    /** The raw rows with their tags once they are {@code expected} (or after 3 minutes, whatever they are then). */
-    private static Map<GeneratedData.Point, RawRow> awaitRows(PipelineHarness harness, KafkaStreams streams,
-                                                             Map<GeneratedData.Point, RawRow> expected) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        Map<GeneratedData.Point, RawRow> stored = Map.of();
-        while (System.nanoTime() < deadline) {
-            if (streams.state() == KafkaStreams.State.RUNNING) {
-                try {
-                    stored = rawRows(harness, streams);
-                    if (stored.equals(expected)) {
-                        return stored;
-                    }
-                } catch (InvalidStateStoreException rebalancing) {
-                    // The store is between owners for a moment: ask again.
-                }
-            }
-            Thread.sleep(200);
-        }
-        return stored;
     }
 
     /** Every raw row: its value and its tags. */
