@@ -80,13 +80,9 @@ final class CeilingTopology {
                 if (verdict instanceof BatchVerdict batch) {
                     // A batch is placed once, by its device; its readings are each accepted (or not) as singles are.
                     distributionKey = batch.distributionKey();
-                    for (ReadingValidator.Verdict reading : batch.readings()) {
-                        if (reading instanceof ReadingValidator.Accepted) {
-                            accepted++;
-                        } else {
-                            rejected++;
-                        }
-                    }
+                    int acceptedOfBatch = batch.acceptedCount();
+                    accepted += acceptedOfBatch;
+                    rejected += batch.size() - acceptedOfBatch;
                 } else {
                     accepted++;
                     distributionKey = ((ReadingValidator.Accepted) verdict).reading().series().distributionKey();

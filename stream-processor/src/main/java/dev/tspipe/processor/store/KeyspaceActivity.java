@@ -74,15 +74,20 @@ public final class KeyspaceActivity {
 
     /** A reading's raw row of {@code rowBytes} (key and value) written at wall-clock time {@code nowMs}. */
     public void written(byte[] rowKey, int rowBytes, long nowMs) {
-        add(rowKey, devicePrefixLength(rowKey, true), Counter.WRITE_ROWS, rowBytes, nowMs);
+        add(rowKey, devicePrefixLength(rowKey, true), Counter.WRITE_ROWS, 1, rowBytes, nowMs);
+    }
+
+    /** {@code rows} raw rows of {@code rowBytes} in all (keys and values) of the series of {@code seriesPrefix}, at once. */
+    public void writtenInSeries(byte[] seriesPrefix, long rows, long rowBytes, long nowMs) {
+        add(seriesPrefix, devicePrefixLength(seriesPrefix, false), Counter.WRITE_ROWS, rows, rowBytes, nowMs);
     }
 
     /** A row of a table read: its key, whether the key ends with a timestamp, its bytes (key and value). */
     public void read(byte[] key, boolean timeKeyed, int rowBytes, long nowMs) {
-        add(key, devicePrefixLength(key, timeKeyed), Counter.READ_ROWS, rowBytes, nowMs);
+        add(key, devicePrefixLength(key, timeKeyed), Counter.READ_ROWS, 1, rowBytes, nowMs);
     }
 
-    private void add(byte[] key, int prefixLength, Counter rows, int bytes, long nowMs) {
+    private void add(byte[] key, int prefixLength, Counter rows, long count, long bytes, long nowMs) {
         if (prefixLength <= 0) {
             return;
         }
@@ -98,11 +103,11 @@ public final class KeyspaceActivity {
         int at = rows.ordinal();
         if (rows == Counter.WRITE_ROWS) {
             // One writer: plain arithmetic, published for snapshots by opaque stores (no locked instruction).
-            COUNTS.setOpaque(counts, at, (long) COUNTS.getOpaque(counts, at) + 1);
+            COUNTS.setOpaque(counts, at, (long) COUNTS.getOpaque(counts, at) + count);
             COUNTS.setOpaque(counts, at + 1, (long) COUNTS.getOpaque(counts, at + 1) + bytes);
         } else {
-            COUNTS.getAndAdd(counts, at, 1L);
-            COUNTS.getAndAdd(counts, at + 1, (long) bytes);
+            COUNTS.getAndAdd(counts, at, count);
+            COUNTS.getAndAdd(counts, at + 1, bytes);
         }
     }
 

@@ -124,6 +124,28 @@ public final class SeriesStore implements AutoCloseable {
      * the seal is refused ({@link Outcome#SEALED}). The caller has checked the reading against stream time. {@code row}: the raw row's canonical bytes; {@code value}: its value.
      */
     public Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
+        beforeIngest();
+        if (time.isSealed(epochMillis)) {
+            return Outcome.SEALED;
+        }
+        return writes.ingest(rowKey, epochMillis, row, value);
+    }
+
+    /**
+     * {@link #ingest}, for a reading of the series whose row-key prefix ({@code RowKey.seriesPrefixOf}) is
+     * {@code seriesPrefix}: the readings of a batch's series entry, one after the other with the same prefix array,
+     * find their series once and make no row key (unless a late one is compared with its stored row). The array is
+     * the store's from now on (not to be changed); {@code row} is read during the call only.
+     */
+    public Outcome ingestInSeries(byte[] seriesPrefix, long epochMillis, byte[] row, double value) {
+        beforeIngest();
+        if (time.isSealed(epochMillis)) {
+            return Outcome.SEALED;
+        }
+        return writes.ingestInSeries(seriesPrefix, epochMillis, row, value);
+    }
+
+    private void beforeIngest() {
         database.validateUsable();
         if (!restore.isIdle()) {
             restore.end();
@@ -131,10 +153,11 @@ public final class SeriesStore implements AutoCloseable {
         if (commits.hasSent()) {
             commits.applyWithoutOffsets();
         }
-        if (time.isSealed(epochMillis)) {
-            return Outcome.SEALED;
-        }
-        return writes.ingest(rowKey, epochMillis, row, value);
+    }
+
+    /** {@link #streamTime()} without a box: {@link Long#MIN_VALUE} if there is none yet. */
+    public long streamTimeOrMin() {
+        return time.current(); // StreamTime.NONE is Long.MIN_VALUE
     }
 
     /** The time before which the raw readings are sealed into the rollup tables (the writers' seal), if any. */

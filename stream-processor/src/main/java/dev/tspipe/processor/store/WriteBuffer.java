@@ -44,6 +44,9 @@ final class WriteBuffer implements PreparedCommit.Writes {
     /** The bytes of the dirty series' raw rows. */
     private final RowArena arena = new RowArena();
     private long uncommittedBytes;
+    /** The prefix array {@link #ingestInSeries} was last given, and its series' buffer; null once the series are forgotten. */
+    private byte[] lastPrefix;
+    private SeriesBuffer lastBuffer;
 
     WriteBuffer(SeriesStoreSpec spec, SegmentReads reads, StreamTime time) {
         this.spec = spec;
@@ -53,7 +56,23 @@ final class WriteBuffer implements PreparedCommit.Writes {
 
     /** See {@link SeriesStore#ingest}. */
     SeriesStore.Outcome ingest(byte[] rowKey, long epochMillis, byte[] row, double value) {
-        SeriesBuffer buffer = buffer(rowKey);
+        return ingest(buffer(rowKey, RowKey.seriesPrefixLength(rowKey)), rowKey, epochMillis, row, value);
+    }
+
+    /**
+     * See {@link SeriesStore#ingestInSeries}: the series found by its prefix, once for consecutive readings of one
+     * prefix array (a batch's run of points).
+     */
+    SeriesStore.Outcome ingestInSeries(byte[] seriesPrefix, long epochMillis, byte[] row, double value) {
+        if (seriesPrefix != lastPrefix) {
+            lastBuffer = buffer(seriesPrefix, seriesPrefix.length);
+            lastPrefix = seriesPrefix;
+        }
+        return ingest(lastBuffer, null, epochMillis, row, value);
+    }
+
+    /** Stores a reading of {@code buffer}'s series; {@code rowKey}: its row key, or null to make it if a read needs it. */
+    private SeriesStore.Outcome ingest(SeriesBuffer buffer, byte[] rowKey, long epochMillis, byte[] row, double value) {
         long newest = buffer.latestMillis;
         boolean exists;
         int buffered = buffer.rows.slotOf(epochMillis);
@@ -64,14 +83,17 @@ final class WriteBuffer implements PreparedCommit.Writes {
             exists = true;
         } else {
             // A reading newer than the series' latest cannot be stored yet: no read (the common case).
-            byte[] old = newest != SeriesBuffer.NONE && epochMillis <= newest ? reads.getOnWritingThread(Table.RAW, rowKey) : null;
+            byte[] old = null;
+            if (newest != SeriesBuffer.NONE && epochMillis <= newest) {
+                old = reads.getOnWritingThread(Table.RAW, rowKey != null ? rowKey : RowKey.withTimestamp(buffer.prefix, epochMillis));
+            }
             if (old != null && Arrays.equals(old, row)) {
                 return SeriesStore.Outcome.DUPLICATE;
             }
             exists = old != null;
         }
         int slot = buffer.rows.put(epochMillis, arena.append(row), row.length);
-        uncommittedBytes += row.length + rowKey.length + BUFFERED_BYTES_PER_READING;
+        uncommittedBytes += row.length + buffer.prefix.length + RowKey.TIMESTAMP_DIGITS + BUFFERED_BYTES_PER_READING;
         markDirty(buffer);
         time.advance(epochMillis);
         if (newest == SeriesBuffer.NONE || epochMillis >= newest) {
@@ -80,10 +102,11 @@ final class WriteBuffer implements PreparedCommit.Writes {
         return exists ? SeriesStore.Outcome.CORRECTED : SeriesStore.Outcome.STORED;
     }
 
-    private SeriesBuffer buffer(byte[] rowKey) {
-        SeriesBuffer buffer = series.get(rowKey);
+    /** The buffer of the series whose prefix is the first {@code prefixLength} bytes of {@code key}, made if new. */
+    private SeriesBuffer buffer(byte[] key, int prefixLength) {
+        SeriesBuffer buffer = prefixLength == key.length ? series.getByPrefix(key) : series.get(key);
         if (buffer == null) {
-            byte[] prefix = RowKey.seriesPrefixOf(rowKey);
+            byte[] prefix = prefixLength == key.length ? key : Arrays.copyOf(key, prefixLength);
             buffer = new SeriesBuffer(prefix);
             byte[] latest = reads.getOnWritingThread(Table.LATEST, prefix);
             if (latest != null) {
@@ -180,6 +203,7 @@ final class WriteBuffer implements PreparedCommit.Writes {
     void forgetSeriesIfMany() {
         if (series.size() > MAX_KNOWN_SERIES) {
             series.clear();
+            forgetLast();
         }
     }
 
@@ -191,7 +215,13 @@ final class WriteBuffer implements PreparedCommit.Writes {
         if (!series.isEmpty()) {
             series.clear();
         }
+        forgetLast();
         dirty.clear();
         arena.clear();
+    }
+
+    private void forgetLast() {
+        lastPrefix = null;
+        lastBuffer = null;
     }
 }

@@ -9,6 +9,7 @@ import dev.tspipe.schemas.serde.WireFormat;
 import org.apache.avro.Schema;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntFunction;
 
@@ -16,7 +17,8 @@ import java.util.function.IntFunction;
  * The fast path of batches: reads a value of the {@code ReadingBatch} layout (deviceId, tenant, series of metric,
  * tags and points of timestamp and value, of those types, under any schema id) straight from its bytes. The device
  * and tenant are checked once per batch, the metric, tags and row-key prefix once per series entry, and each point
- * costs its row key (the prefix and 19 digits) and its row (the entry's tag bytes and its value).
+ * costs its timestamp and value in two arrays: the verdict holds runs of points ({@link BatchVerdict.Run}), no object per
+ * reading.
  *
  * <p>It accepts only a batch whose every reading is valid, written the plain way; anything else (a bad reading, a map
  * or array block written with its byte size, a tag name twice, bytes left over) returns null, and the generic path
@@ -24,6 +26,14 @@ import java.util.function.IntFunction;
  * fast path accepts (ReadingDecoderTest). Not thread-safe: one per decoder.
  */
 final class BatchReader extends AvroLayoutReader {
+
+    private static final int INITIAL_POINTS = 128;
+
+    /** The batch being read: its runs, and its points' timestamps and values (given to its verdict, then new ones). */
+    private final List<BatchVerdict.Run> runs = new ArrayList<>();
+    private long[] timestamps = new long[INITIAL_POINTS];
+    private double[] values = new double[INITIAL_POINTS];
+    private int count;
 
     /** The batch, or null for the generic path; {@code deadLetters} gives a reading's dead-letter value if one is needed later. */
     BatchVerdict read(byte[] value, KeyLayout layout, IntFunction<byte[]> deadLetters) {
@@ -49,12 +59,13 @@ final class BatchReader extends AvroLayoutReader {
         if (device == null || (tenantStart >= 0 && tenant == null)) {
             return null;
         }
-        List<ReadingValidator.Verdict> readings = new ArrayList<>();
+        runs.clear();
+        count = 0;
         long entries;
         try {
             while ((entries = readBlockCount()) > 0) {
                 for (long e = 0; e < entries; e++) {
-                    if (!readEntry(tenant, device, layout, readings)) {
+                    if (!readEntry(tenant, device, layout)) {
                         return null;
                     }
                 }
@@ -65,11 +76,15 @@ final class BatchReader extends AvroLayoutReader {
         if (failed || entries < 0 || pos != data.length) {
             return null;
         }
-        return new BatchVerdict(DistributionKey.of(tenant, device), readings, deadLetters);
+        BatchVerdict batch = new BatchVerdict(DistributionKey.of(tenant, device), runs, timestamps, values, count, deadLetters);
+        // The arrays are the verdict's now.
+        timestamps = new long[INITIAL_POINTS];
+        values = new double[INITIAL_POINTS];
+        return batch;
     }
 
-    /** Reads one series entry and adds its points; false when anything about it is not plain. */
-    private boolean readEntry(String tenant, String device, KeyLayout layout, List<ReadingValidator.Verdict> readings) {
+    /** Reads one series entry and adds its points as a run; false when anything about it is not plain. */
+    private boolean readEntry(String tenant, String device, KeyLayout layout) {
         int metricLength = readStringLength();
         int metricStart = skip(metricLength);
         if (failed) {
@@ -84,8 +99,14 @@ final class BatchReader extends AvroLayoutReader {
         // The row-key prefix once per entry; a key too long is so for every point (the digits have a fixed width).
         byte[] prefix = RowKey.seriesPrefixOf(RowKey.encode(layout, series, 0));
         byte[] template = row(0.0, tagCount);
+        int from = count;
         long points;
         while ((points = readBlockCount()) > 0) {
+            if (count + points > timestamps.length) {
+                int length = (int) Math.max(2L * timestamps.length, count + points);
+                timestamps = Arrays.copyOf(timestamps, length);
+                values = Arrays.copyOf(values, length);
+            }
             for (long p = 0; p < points; p++) {
                 long timestamp = readLong();
                 double value = readDouble();
@@ -93,13 +114,18 @@ final class BatchReader extends AvroLayoutReader {
                         || timestamp < RowKey.MIN_EPOCH_MILLIS || timestamp > RowKey.MAX_EPOCH_MILLIS) {
                     return false;
                 }
-                byte[] row = template.clone();
-                putLong(row, 0, Double.doubleToRawLongBits(value));
-                readings.add(new ReadingValidator.Accepted(new ValidReading(series, timestamp, value, row),
-                        RowKey.withTimestamp(prefix, timestamp)));
+                timestamps[count] = timestamp;
+                values[count] = value;
+                count++;
             }
         }
-        return !failed && points == 0;
+        if (failed || points != 0) {
+            return false;
+        }
+        if (count > from) {
+            runs.add(new BatchVerdict.Run(series, prefix, template, from, count));
+        }
+        return true;
     }
 
     /** The item count of the next array block: 0 at the end, -1 (and failed) for a count written with its byte size or too large. */

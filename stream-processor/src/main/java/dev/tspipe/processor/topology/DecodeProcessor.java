@@ -106,6 +106,13 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Routed>
      */
     private void ingestBatch(Record<byte[], byte[]> record, BatchVerdict batch, DeadLetters.Source here) {
         metrics.batch(batch.size());
+        if (batch.runs() != null) {
+            // Every reading accepted: stored a series entry at a time.
+            for (BatchVerdict.Run run : batch.runs()) {
+                ingest.ingestRun(record, batch, run);
+            }
+            return;
+        }
         for (int i = 0; i < batch.size(); i++) {
             ReadingValidator.Verdict verdict = batch.reading(i);
             if (verdict instanceof ReadingValidator.Accepted accepted) {

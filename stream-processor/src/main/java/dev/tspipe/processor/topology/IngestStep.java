@@ -1,5 +1,6 @@
 package dev.tspipe.processor.topology;
 
+import dev.tspipe.model.keys.RowKey;
 import dev.tspipe.processor.store.SeriesStore;
 import dev.tspipe.processor.store.StoreNames;
 import dev.tspipe.processor.store.TableStore;
@@ -9,7 +10,6 @@ import org.apache.kafka.streams.processor.api.Record;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.OptionalLong;
 
 /**
  * Stores one valid reading in the task's {@link SeriesStore}, which turns it into everything it changes
@@ -54,28 +54,65 @@ final class IngestStep {
     void ingest(Record<byte[], byte[]> record, ReadingValidator.Accepted accepted, BatchVerdict batch, int index) {
         ValidReading reading = accepted.reading();
         long timestamp = reading.epochMillis();
-        OptionalLong streamTime = store.streamTime();
-        if (streamTime.isPresent()) {
-            long now = streamTime.getAsLong();
-            if (timestamp < now - config.rawRetentionMs()) {
-                reject(record, batch, index, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
-                        + " is older than the raw lifecycle (" + Duration.ofMillis(config.rawRetentionMs())
-                        + ") before stream time " + Instant.ofEpochMilli(now));
-                return;
-            }
-            if (timestamp > now + config.futureMarginMs()) {
-                reject(record, batch, index, RejectReason.FUTURE, "reading at " + Instant.ofEpochMilli(timestamp)
-                        + " is more than " + Duration.ofMillis(config.futureMarginMs()) + " ahead of stream time "
-                        + Instant.ofEpochMilli(now));
-                return;
-            }
+        if (!withinStreamTime(record, batch, index, timestamp)) {
+            return;
         }
         byte[] rowKey = accepted.rowKey();
         if (config.keyspaceActivity()) {
             // Every write counts in the key-space heatmap, a duplicate too: it is load on its key range all the same.
             store.keyspace().written(rowKey, rowKey.length + reading.row().length, context.currentSystemTimeMs());
         }
-        switch (store.ingest(rowKey, timestamp, reading.row(), reading.value())) {
+        counted(store.ingest(rowKey, timestamp, reading.row(), reading.value()), record, batch, index, timestamp);
+    }
+
+    /**
+     * Stores the readings of {@code run} of {@code batch}, each exactly as {@link #ingest} stores it alone (the same
+     * checks against stream time, which each reading stored moves, the same outcomes and dead letters), with what
+     * belongs to the series once: its lookup in the store, its row template, its key-space count.
+     */
+    void ingestRun(Record<byte[], byte[]> record, BatchVerdict batch, BatchVerdict.Run run) {
+        byte[] prefix = run.seriesPrefix();
+        byte[] row = run.rowTemplate().clone();
+        long written = 0;
+        for (int i = run.from(); i < run.to(); i++) {
+            long timestamp = batch.timestamp(i);
+            if (!withinStreamTime(record, batch, i, timestamp)) {
+                continue;
+            }
+            written++;
+            double value = batch.value(i);
+            BatchVerdict.putValue(row, value);
+            counted(store.ingestInSeries(prefix, timestamp, row, value), record, batch, i, timestamp);
+        }
+        if (config.keyspaceActivity() && written > 0) {
+            long rowBytes = prefix.length + RowKey.TIMESTAMP_DIGITS + row.length;
+            store.keyspace().writtenInSeries(prefix, written, written * rowBytes, context.currentSystemTimeMs());
+        }
+    }
+
+    /** Whether a reading at {@code timestamp} is within the raw lifecycle and the future margin; if not, it is sent away. */
+    private boolean withinStreamTime(Record<byte[], byte[]> record, BatchVerdict batch, int index, long timestamp) {
+        long now = store.streamTimeOrMin();
+        if (now == Long.MIN_VALUE) {
+            return true;
+        }
+        if (timestamp < now - config.rawRetentionMs()) {
+            reject(record, batch, index, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
+                    + " is older than the raw lifecycle (" + Duration.ofMillis(config.rawRetentionMs())
+                    + ") before stream time " + Instant.ofEpochMilli(now));
+            return false;
+        }
+        if (timestamp > now + config.futureMarginMs()) {
+            reject(record, batch, index, RejectReason.FUTURE, "reading at " + Instant.ofEpochMilli(timestamp)
+                    + " is more than " + Duration.ofMillis(config.futureMarginMs()) + " ahead of stream time "
+                    + Instant.ofEpochMilli(now));
+            return false;
+        }
+        return true;
+    }
+
+    private void counted(SeriesStore.Outcome outcome, Record<byte[], byte[]> record, BatchVerdict batch, int index, long timestamp) {
+        switch (outcome) {
             case DUPLICATE -> metrics.duplicate();
             case SEALED -> reject(record, batch, index, RejectReason.EXPIRED, "reading at " + Instant.ofEpochMilli(timestamp)
                     + " is before " + Instant.ofEpochMilli(store.sealedBefore().getAsLong())
