@@ -246,7 +246,8 @@ public final class NodeMain {
     /**
      * Where the stream threads' time goes: Kafka Streams' own rolling {@code stream-thread-metrics} (the shares of
      * poll, process, commit and punctuate in each thread's loop, commit latency and rate), sampled every 500 ms
-     * from start and averaged over the samples taken while the threads processed records.
+     * from start and averaged over the samples taken while the threads processed records; and since the JVM's start,
+     * the CPU of the stream threads and of all Java threads, the JIT compilers' time and the collectors'.
      */
     private static final class ThreadTime extends Thread {
         private static final List<String> NAMES = List.of("poll-ratio", "process-ratio", "commit-ratio", "punctuate-ratio",
@@ -295,6 +296,27 @@ public final class NodeMain {
                         .append(String.format(java.util.Locale.ROOT, "%.4f", sum[0] / sum[1])).append(' '));
                 sums.clear();
             }
+            // CPU of the JVM's Java threads since start (the JIT compilers, GC and RocksDB's threads are not among them).
+            java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            long streamThreads = 0;
+            long javaThreads = 0;
+            for (Thread thread : Thread.getAllStackTraces().keySet()) {
+                long cpu = threads.getThreadCpuTime(thread.getId());
+                if (cpu > 0) {
+                    javaThreads += cpu;
+                    if (thread.getName().contains("-StreamThread-")) {
+                        streamThreads += cpu;
+                    }
+                }
+            }
+            long gcMillis = 0;
+            for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                gcMillis += Math.max(0, gc.getCollectionTime());
+            }
+            line.append(String.format(java.util.Locale.ROOT,
+                    " stream-threads-cpu-seconds=%.3f java-threads-cpu-seconds=%.3f jit-seconds=%.3f gc-seconds=%.3f",
+                    streamThreads / 1e9, javaThreads / 1e9, ManagementFactory.getCompilationMXBean().getTotalCompilationTime() / 1e3,
+                    gcMillis / 1e3));
             return line.toString().trim();
         }
     }

@@ -52,7 +52,9 @@ final class Report {
                 Object rss = f.containsKey("peakRssWithQueriesMiB")
                         ? f.get("peakRssMiB") + " (" + f.get("peakRssWithQueriesMiB") + " after the queries)" : f.get("peakRssMiB");
                 Map<String, Object> changelogs = (Map<String, Object>) f.get("changelogs");
-                md.append(row(label + " catch-up (exactly-once; " + f.get("droppedRecords") + " dropped" + state + ")", f.get("catchUpReadingsPerSecond"), f.get("catchUpSeconds"),
+                md.append(row(label + " catch-up (exactly-once; " + f.get("droppedRecords") + " dropped" + state + "; from RUNNING, "
+                                + f.get("secondsToRunning") + " s after start: " + f.get("catchUpFromRunningReadingsPerSecond") + " readings/s in "
+                                + f.get("catchUpFromRunningSeconds") + " s)", f.get("catchUpReadingsPerSecond"), f.get("catchUpSeconds"),
                         f.get("cpuSeconds"), f.get("cpuMicrosPerReading"), f.get("brokerCpuSeconds"), rss,
                         f.get("stateBytesPerReading") + " (" + f.get("readingsInState") + " readings)",
                         changelogs.get("bytesPerReading"), changelogs.get("recordsPerReading"),

@@ -79,9 +79,14 @@ class EndToEndBenchmarkTest {
             assertThat(result.at(phase + "/readingsCommitted").asLong()).as(phase).isEqualTo(READINGS);
             assertThat(result.at(phase + "/recordsCommitted").asLong()).as(phase).isEqualTo(result.at("/limitBatched/records").asLong());
             assertThat(result.at(phase + "/catchUpReadingsPerSecond").asDouble()).as(phase).isPositive();
+            // The processing alone is no slower than the whole catch-up, start-up included.
+            assertThat(result.at(phase + "/catchUpFromRunningReadingsPerSecond").asDouble()).as(phase)
+                    .isGreaterThanOrEqualTo(result.at(phase + "/catchUpReadingsPerSecond").asDouble());
+            assertThat(result.at(phase + "/secondsToRunning").asDouble()).as(phase).isPositive();
         }
         assertThat(result.at("/tspipeBatched/readingsInState").asLong()).isEqualTo(READINGS);
-        assertThat(List.of("/ratios/batchedOverSingle", "/ratios/batchedOverBatchedCeiling", "/ratios/batchedOverQuestDb"))
+        assertThat(List.of("/ratios/batchedOverSingle", "/ratios/batchedOverBatchedCeiling", "/ratios/batchedOverQuestDb",
+                        "/ratios/batchedFromRunningOverBatchedCeiling", "/ratios/batchedFromRunningOverQuestDb"))
                 .allSatisfy(pointer -> assertThat(result.at(pointer).isNumber()).as(pointer).isTrue());
 
         // QuestDB was given every reading, and a count over HTTP saw each as a row of its own (this input has no two
