@@ -77,6 +77,9 @@ class SecuredKafkaIT {
     private static final String APP = "secured-it";
     /** The topic {@code keys analyze} samples: written and read only by its test. */
     private static final String SAMPLED = "readings-sampled";
+    /** The same generated readings, one record each and in batches: written and read only by their test. */
+    private static final String ANALYZED_ALONE = "readings-analyzed-alone";
+    private static final String ANALYZED_BATCHED = "readings-analyzed-batched";
 
     @TempDir
     static Path workDir;
@@ -120,13 +123,18 @@ class SecuredKafkaIT {
                     new UserScramCredentialUpsertion(UNREAD_USER, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
                             PASSWORD))).all().get(1, TimeUnit.MINUTES);
             admin.createTopics(List.of(new NewTopic("readings", 4, (short) 1), new NewTopic("readings-dlq", 1, (short) 1),
-                    new NewTopic(SAMPLED, 3, (short) 1), new NewTopic("devices", 1, (short) 1)))
+                    new NewTopic(SAMPLED, 3, (short) 1), new NewTopic("devices", 1, (short) 1),
+                    new NewTopic(ANALYZED_ALONE, 3, (short) 1), new NewTopic(ANALYZED_BATCHED, 3, (short) 1)))
                     .all().get(1, TimeUnit.MINUTES);
             List<AclBinding> acls = new ArrayList<>(KafkaAcls.forNode(USER, APP, "readings", "readings-dlq"));
             acls.addAll(KafkaAcls.forProducer(USER, "readings"));
             acls.addAll(KafkaAcls.forRegistry(USER, "_schemas"));
             acls.addAll(KafkaAcls.forProducer(USER, SAMPLED));
             acls.addAll(KafkaAcls.forReader(USER, SAMPLED));
+            for (String topic : List.of(ANALYZED_ALONE, ANALYZED_BATCHED)) {
+                acls.addAll(KafkaAcls.forProducer(USER, topic));
+                acls.addAll(KafkaAcls.forReader(USER, topic));
+            }
             acls.addAll(KafkaAcls.forNode(UNGRANTED_USER, APP + "-ungranted", "readings", "readings-dlq").stream()
                     .filter(acl -> !acl.pattern().name().equals("readings")).toList());
             acls.addAll(KafkaAcls.forNode(UNREAD_USER, APP + "-unread", "readings", "readings-dlq").stream()
@@ -258,6 +266,44 @@ class SecuredKafkaIT {
                     "the readings topic: DESCRIBE and READ");
             assertThat(node.isAlive()).as("the node waits for the ACL").isTrue();
             assertThat(node.stopWithSigterm(HANG_GUARD)).isEqualTo(143);
+        }
+    }
+
+    /**
+     * {@code keys analyze} counts each reading of a batch as it counts the same reading alone: the same seeded readings
+     * written one record each and in batches of up to 10 give the same report, record counts aside.
+     */
+    @Test
+    void keysAnalyzeCountsTheReadingsOfBatchesAsTheSameReadingsAlone() throws Exception {
+        Path config = clientConfig("analyze-batches.properties", USER, PASSWORD);
+        Map<String, JsonNode> reports = new TreeMap<>();
+        for (String topic : List.of(ANALYZED_ALONE, ANALYZED_BATCHED)) {
+            List<String> args = new ArrayList<>(List.of("generate", "--devices", "9", "--metrics", "3", "--rate", "60",
+                    "--duration", "10s", "--seed", "7", "--duplicates", "0.1", "--start", "2026-11-30T10:00:00Z",
+                    "--as-fast-as-possible", "--topic", topic, "--bootstrap-servers", saslBootstrap, "--kafka-config",
+                    config.toString(), "--schema-registry-url", registry.url()));
+            if (topic.equals(ANALYZED_BATCHED)) {
+                args.addAll(List.of("--batch", "10"));
+            }
+            CommandRun generate = CommandRun.of(args.toArray(String[]::new));
+            assertThat(generate.exitCode()).as(generate.err()).isZero();
+            CommandRun analyze = CommandRun.of("keys", "analyze", "--topic", topic, "--sample", "100000", "--format", "json",
+                    "--bootstrap-servers", saslBootstrap, "--kafka-config", config.toString(), "--schema-registry-url", registry.url());
+            assertThat(analyze.exitCode()).as(analyze.err()).isBetween(0, 2);
+            reports.put(topic, new ObjectMapper().readTree(analyze.out()));
+        }
+        JsonNode alone = reports.get(ANALYZED_ALONE);
+        JsonNode batched = reports.get(ANALYZED_BATCHED);
+        assertThat(alone.get("readings").asLong()).as("readings generated in 10 s at 60/s, duplicates on top").isGreaterThanOrEqualTo(600);
+        assertThat(alone.get("rejected").size()).isZero();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(kafka.clientConfig(), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            long records = consumer.endOffsets(List.of(new TopicPartition(ANALYZED_BATCHED, 0), new TopicPartition(ANALYZED_BATCHED, 1),
+                    new TopicPartition(ANALYZED_BATCHED, 2))).values().stream().mapToLong(Long::longValue).sum();
+            assertThat(records).as("records of the batched topic").isLessThan(alone.get("readings").asLong() / 2);
+        }
+        for (String field : List.of("/readings", "/devices", "/series", "/verdict", "/partitions/readings", "/rejected", "/findings")) {
+            assertThat(batched.at(field)).as(field).isEqualTo(alone.at(field));
         }
     }
 
