@@ -32,8 +32,12 @@ final class WriteBuffer implements PreparedCommit.Writes {
      * open block of chunks is denser once rewritten.
      */
     static final int REWRITE_CHUNKS = 4;
-    /** Bytes a reading holds in the buffers until its batch is committed, besides its row: keys, slots, objects. */
-    private static final int BUFFERED_BYTES_PER_READING = 256;
+    /**
+     * Bytes a reading holds in the buffers until its commit is applied, besides its row's bytes in the arena: its slot in
+     * its series' {@link TimedRows} (two longs), doubled for the slack of that array's growth. No key and no object per
+     * reading is kept (a series' prefix and buffer are kept once, and bounded by {@link #MAX_KNOWN_SERIES}).
+     */
+    private static final int BUFFERED_BYTES_PER_READING = 32;
     private static final Comparator<SeriesBuffer> SERIES_ORDER = (a, b) -> Arrays.compareUnsigned(a.prefix, b.prefix);
 
     private final SeriesStoreSpec spec;
@@ -93,7 +97,8 @@ final class WriteBuffer implements PreparedCommit.Writes {
             exists = old != null;
         }
         int slot = buffer.rows.put(epochMillis, arena.append(row), row.length);
-        uncommittedBytes += row.length + buffer.prefix.length + RowKey.TIMESTAMP_DIGITS + BUFFERED_BYTES_PER_READING;
+        // The arena's bytes count twice: it grows by doubling, so it may hold as much again unused.
+        uncommittedBytes += 2L * row.length + BUFFERED_BYTES_PER_READING;
         markDirty(buffer);
         time.advance(epochMillis);
         if (newest == SeriesBuffer.NONE || epochMillis >= newest) {
