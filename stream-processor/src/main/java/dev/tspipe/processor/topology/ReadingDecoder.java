@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.IntFunction;
 
 /**
  * The verdict on a record value: decoded from the Confluent wire format and validated
@@ -89,10 +90,24 @@ public final class ReadingDecoder {
             case READING -> fast.read(value, layout);
             // A reading of the batch may still be rejected by the ingest step (expired, future): its dead letter is
             // then made from the generic decoding, which the fast path skipped.
-            case BATCH -> fastBatches.read(value, layout, index -> ((BatchVerdict) generic(topic, value)).deadLetterValue(index));
+            case BATCH -> fastBatches.read(value, layout, deadLettersLater(topic, value));
             case OTHER -> null;
         };
         return accepted != null ? accepted : generic(topic, value);
+    }
+
+    /**
+     * The dead-letter values of a batch the fast path read: from its generic decoding, made at the first rejection and
+     * kept for the next (a replayed batch of old readings may have all of its thousands of readings expire).
+     */
+    private IntFunction<byte[]> deadLettersLater(String topic, byte[] value) {
+        BatchVerdict[] decoded = new BatchVerdict[1];
+        return index -> {
+            if (decoded[0] == null) {
+                decoded[0] = (BatchVerdict) generic(topic, value);
+            }
+            return decoded[0].deadLetterValue(index);
+        };
     }
 
     /** The verdict of the generic path alone (every schema, every message). */

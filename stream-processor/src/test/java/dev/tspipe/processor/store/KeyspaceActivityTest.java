@@ -50,4 +50,22 @@ class KeyspaceActivityTest {
         assertThat(device.count(59, KeyspaceActivity.Counter.READ_ROWS)).isEqualTo(1);
         assertThat(device.count(59, KeyspaceActivity.Counter.READ_BYTES)).isEqualTo(7);
     }
+
+    @Test
+    void aSeriesRunCountsAsItsReadingsOneByOne() {
+        KeyspaceActivity byReading = new KeyspaceActivity();
+        KeyspaceActivity byRun = new KeyspaceActivity();
+        SeriesId series = SeriesId.of("acme", "pump#7", "temp.c");
+        byte[] prefix = RowKey.seriesPrefix(KeyLayout.MULTI_TENANT, series);
+        for (int i = 0; i < 5; i++) {
+            byte[] rowKey = RowKey.encode(KeyLayout.MULTI_TENANT, series, T + i * 1_000L);
+            byReading.written(rowKey, rowKey.length + 20, T + 5);
+        }
+        byRun.writtenInSeries(prefix, 5, 5L * (prefix.length + RowKey.TIMESTAMP_DIGITS + 20), T + 5);
+        KeyspaceActivity.DeviceCounts one = byReading.window(T, T + KeyspaceActivity.MINUTE_MS).devices().get(0);
+        KeyspaceActivity.DeviceCounts run = byRun.window(T, T + KeyspaceActivity.MINUTE_MS).devices().get(0);
+        assertThat(run.devicePrefix()).isEqualTo(one.devicePrefix());
+        assertThat(run.counts()).isEqualTo(one.counts());
+        assertThat(run.count(0, KeyspaceActivity.Counter.WRITE_ROWS)).isEqualTo(5);
+    }
 }
